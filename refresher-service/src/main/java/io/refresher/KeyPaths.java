@@ -1,0 +1,45 @@
+package io.refresher;
+
+import io.dropwizard.core.server.DefaultServerFactory;
+import io.dropwizard.core.server.ServerFactory;
+import io.dropwizard.core.server.SimpleServerFactory;
+import io.dropwizard.core.setup.Environment;
+import io.dropwizard.jetty.ConnectorFactory;
+import io.dropwizard.jetty.HttpConnectorFactory;
+import java.util.ArrayList;
+import java.util.List;
+import org.eclipse.jetty.http.UriCompliance;
+
+/**
+ * Lets a key that contains {@code /} be addressed with {@code %2F} in the admin API's paths.
+ *
+ * <p>Keys travel as the rest of the path after {@code /v1/keys/}. A raw slash works ({@code
+ * /v1/keys/catalog/electronics}), but a key whose last segment is {@code refresh} would then be
+ * read as the refresh action; encoding its slashes ({@code a%2Frefresh}) removes the ambiguity.
+ * Jetty 12 refuses {@code %2F} and {@code %25} by default as ambiguous; the admin API has no
+ * static files or path-based security that an encoded slash could trick, so it is allowed here.
+ */
+final class KeyPaths {
+
+  private KeyPaths() {}
+
+  static void allowEncodedSlashes(ServerFactory serverFactory, Environment environment) {
+    UriCompliance compliance =
+        UriCompliance.DEFAULT.with(
+            "refresher-keys",
+            UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
+            UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING);
+    List<ConnectorFactory> connectors = new ArrayList<>();
+    if (serverFactory instanceof DefaultServerFactory server) {
+      connectors.addAll(server.getApplicationConnectors());
+    } else if (serverFactory instanceof SimpleServerFactory server) {
+      connectors.add(server.getConnector());
+    }
+    for (ConnectorFactory connector : connectors) {
+      if (connector instanceof HttpConnectorFactory http) {
+        http.setUriCompliance(compliance);
+      }
+    }
+    environment.getApplicationContext().getServletHandler().setDecodeAmbiguousURIs(true);
+  }
+}

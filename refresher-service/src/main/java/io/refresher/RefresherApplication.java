@@ -1,0 +1,52 @@
+package io.refresher;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
+import io.dropwizard.configuration.SubstitutingSourceProvider;
+import io.dropwizard.core.Application;
+import io.dropwizard.core.setup.Bootstrap;
+import io.dropwizard.core.setup.Environment;
+import io.refresher.cli.DbCommand;
+import io.refresher.config.RefresherConfiguration;
+
+/**
+ * The composition root: {@link #initialize} adds commands and configuration handling, {@link #run}
+ * hands the configuration to {@link ServiceWiring}, which builds and registers the parts.
+ */
+public class RefresherApplication extends Application<RefresherConfiguration> {
+
+  public static void main(String[] args) throws Exception {
+    new RefresherApplication().run(args);
+  }
+
+  @Override
+  public String getName() {
+    return "refresher";
+  }
+
+  @Override
+  public void initialize(Bootstrap<RefresherConfiguration> bootstrap) {
+    // Strict: a referenced variable without a default that is unset stops start-up, naming it.
+    bootstrap.setConfigurationSourceProvider(
+        new SubstitutingSourceProvider(
+            bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(true)));
+    bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+    bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS);
+    // A misspelt field in a request must fail loudly, not register something else.
+    bootstrap.getObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    bootstrap.addCommand(new DbCommand());
+  }
+
+  private volatile ServiceWiring.Parts parts;
+
+  @Override
+  public void run(RefresherConfiguration config, Environment environment) throws Exception {
+    parts = ServiceWiring.wire(config, environment);
+  }
+
+  /** The running service's parts (after {@link #run}); for the demo and for tests. */
+  public ServiceWiring.Parts parts() {
+    return parts;
+  }
+}

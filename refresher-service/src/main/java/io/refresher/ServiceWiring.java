@@ -1,0 +1,250 @@
+package io.refresher;
+
+import com.codahale.metrics.CachedGauge;
+import com.codahale.metrics.Gauge;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.zaxxer.hikari.HikariDataSource;
+import io.dropwizard.auth.AuthDynamicFeature;
+import io.dropwizard.auth.oauth.OAuthCredentialAuthFilter;
+import io.dropwizard.core.server.AbstractServerFactory;
+import io.dropwizard.core.setup.Environment;
+import io.dropwizard.lifecycle.Managed;
+import io.refresher.api.AdminPrincipal;
+import io.refresher.api.AdminTokenAuthenticator;
+import io.refresher.api.ErrorMappers;
+import io.refresher.api.JsonUnauthorizedHandler;
+import io.refresher.api.KeyResource;
+import io.refresher.api.SourceResource;
+import io.refresher.cache.RedisCacheStore;
+import io.refresher.cache.RedisDueIndex;
+import io.refresher.cache.RedisEpochGuard;
+import io.refresher.cache.RedisKeyLocks;
+import io.refresher.config.DatabaseFactory;
+import io.refresher.config.RefresherConfiguration;
+import io.refresher.config.SourceFactory;
+import io.refresher.health.PostgresHealthCheck;
+import io.refresher.health.RedisHealthCheck;
+import io.refresher.health.RefreshMetrics;
+import io.refresher.health.SchedulerHealthCheck;
+import io.refresher.persistence.JdbiEpochStore;
+import io.refresher.persistence.JdbiRegistrationRepository;
+import io.refresher.persistence.SchemaMigrator;
+import io.refresher.refresh.DispatchSettings;
+import io.refresher.refresh.DueIndexReconciler;
+import io.refresher.refresh.RefreshDispatcher;
+import io.refresher.refresh.RefreshPlanner;
+import io.refresher.refresh.RefreshService;
+import io.refresher.refresh.RefreshSettings;
+import io.refresher.refresh.Refresher;
+import io.refresher.refresh.RescheduleBuffer;
+import io.refresher.registry.RegistrationLimits;
+import io.refresher.registry.RegistrationValidator;
+import io.refresher.registry.Registry;
+import io.refresher.scheduling.QuartzManager;
+import io.refresher.scheduling.ReconcileDueIndexJob;
+import io.refresher.source.JdbcValueLoader;
+import io.refresher.source.SourceCatalog;
+import io.refresher.source.SourceDefinition;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
+import org.jdbi.v3.core.Jdbi;
+import org.redisson.api.RedissonClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds the service's parts from its configuration and registers them with Dropwizard: pools and
+ * clients as managed objects (started in order, stopped in reverse), health checks, metrics,
+ * resources. No logic lives here.
+ */
+public final class ServiceWiring {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ServiceWiring.class);
+
+  private ServiceWiring() {}
+
+  /** The parts a running service is made of. */
+  public record Parts(
+      RedissonClient redisson,
+      Jdbi registryJdbi,
+      Registry registry,
+      RefreshService refreshService,
+      RefreshDispatcher dispatcher,
+      RedisEpochGuard epochGuard,
+      DueIndexReconciler reconciler,
+      RedisDueIndex dueIndex,
+      SourceCatalog sources) {}
+
+  public static Parts wire(RefresherConfiguration config, Environment environment) throws Exception {
+    InstantSource clock = InstantSource.system();
+    ObjectMapper json = environment.getObjectMapper();
+    if (config.getServerFactory() instanceof AbstractServerFactory server) {
+      // Every error, including Jersey's own, is rendered by ErrorMappers as JSON.
+      server.setRegisterDefaultExceptionMappers(false);
+    }
+    KeyPaths.allowEncodedSlashes(config.getServerFactory(), environment);
+
+    DispatchSettings dispatch = config.getScheduler().build();
+    RefreshSettings refreshSettings = config.getRefresh().build();
+
+    HikariDataSource registryPool = config.getDatabase().build("refresher-registry", false, config.getDatabase().getMaxPoolSize());
+    environment.lifecycle().manage(closing(registryPool::close));
+    new SchemaMigrator(registryPool).migrate();
+    Jdbi registryJdbi = Jdbi.create(registryPool);
+
+    SourceCatalog catalog = new SourceCatalog(sourceDefinitions(config));
+    Map<String, Jdbi> sourceDatasources = new LinkedHashMap<>();
+    HikariDataSource defaultSources =
+        config.getDatabase().build("refresher-sources-default", true, Math.max(2, dispatch.workers() + 2));
+    environment.lifecycle().manage(closing(defaultSources::close));
+    sourceDatasources.put(SourceFactory.DEFAULT_DATASOURCE, Jdbi.create(defaultSources));
+    for (Map.Entry<String, DatabaseFactory> extra : config.getDatasources().entrySet()) {
+      HikariDataSource pool =
+          extra.getValue().build("refresher-sources-" + extra.getKey(), true, extra.getValue().getMaxPoolSize());
+      environment.lifecycle().manage(closing(pool::close));
+      sourceDatasources.put(extra.getKey(), Jdbi.create(pool));
+    }
+
+    RedissonClient redisson = config.getRedis().build();
+    environment.lifecycle().manage(closing(redisson::shutdown));
+    LOG.info("Redis at {}", config.getRedis().redactedUrl());
+
+    JdbiRegistrationRepository repository = new JdbiRegistrationRepository(registryJdbi, json);
+    RedisDueIndex dueIndex = new RedisDueIndex(redisson, config.getScheduler().getDueShards());
+    RedisCacheStore cacheStore = new RedisCacheStore(redisson);
+    RescheduleBuffer reschedules = new RescheduleBuffer(dueIndex);
+    RefreshPlanner planner = new RefreshPlanner(refreshSettings, RefreshPlanner.threadLocalRandom());
+    RefreshMetrics metrics = new RefreshMetrics(environment.metrics());
+    DueIndexReconciler reconciler = new DueIndexReconciler(repository, dueIndex, clock);
+
+    RedisEpochGuard epochGuard =
+        new RedisEpochGuard(
+            redisson,
+            new JdbiEpochStore(registryJdbi),
+            () -> runReconcile(reconciler),
+            config.getScheduler().getEpochCheckInterval().toJavaDuration());
+
+    Refresher refresher =
+        new Refresher(
+            new JdbcValueLoader(catalog, sourceDatasources, json),
+            cacheStore,
+            new RedisKeyLocks(redisson),
+            epochGuard,
+            planner,
+            refreshSettings,
+            reschedules,
+            metrics,
+            clock);
+    RefreshDispatcher dispatcher =
+        new RefreshDispatcher(dueIndex, repository, refresher, reschedules, dispatch, metrics, clock);
+    RefreshService refreshService = new RefreshService(refresher, dueIndex, cacheStore, planner, dispatch, clock);
+    Registry registry =
+        new Registry(repository, new RegistrationValidator(catalog, RegistrationLimits.DEFAULT), clock);
+
+    QuartzManager quartz =
+        new QuartzManager(
+            config.getScheduler().getQuartzName(),
+            registryPool,
+            config.getScheduler().getQuartzThreads(),
+            Map.of(ReconcileDueIndexJob.class, new ReconcileDueIndexJob(reconciler)));
+
+    environment.lifecycle().manage(new Managed() {
+      @Override
+      public void start() {
+        epochGuard.start();
+      }
+
+      @Override
+      public void stop() {
+        epochGuard.stop();
+      }
+    });
+    Duration reconcileEvery = config.getScheduler().getReconcileInterval().toJavaDuration();
+    environment.lifecycle().manage(new Managed() {
+      @Override
+      public void start() throws Exception {
+        quartz.every("reconcile-due-index", ReconcileDueIndexJob.class, reconcileEvery, reconcileEvery);
+        quartz.start();
+      }
+
+      @Override
+      public void stop() throws Exception {
+        quartz.stop();
+      }
+    });
+    environment.lifecycle().manage(new Managed() {
+      @Override
+      public void start() {
+        dispatcher.start();
+      }
+
+      @Override
+      public void stop() throws Exception {
+        dispatcher.stop(refreshSettings.lockLease());
+      }
+    });
+
+    environment.healthChecks().register("redis", new RedisHealthCheck(redisson, config.getRedis().redactedUrl()));
+    environment.healthChecks().register("postgres", new PostgresHealthCheck(registryJdbi));
+    environment.healthChecks().register("scheduler", new SchedulerHealthCheck(dispatcher, quartz));
+
+    environment.metrics().register("refresher.dispatch.in-flight", (Gauge<Integer>) dispatcher::inFlight);
+    environment.metrics().register("refresher.dispatch.claimed", (Gauge<Long>) dispatcher::claimedTotal);
+    environment.metrics().register("refresher.redis.epoch", (Gauge<Long>) epochGuard::currentEpoch);
+    environment.metrics().register("refresher.redis.data-losses", (Gauge<Long>) epochGuard::dataLossesHandled);
+    environment.metrics().register("refresher.due.size", new CachedGauge<Long>(10, TimeUnit.SECONDS) {
+      @Override
+      protected Long loadValue() {
+        try {
+          return dueIndex.size();
+        } catch (RuntimeException e) {
+          return -1L;
+        }
+      }
+    });
+
+    ErrorMappers.register(environment.jersey().getResourceConfig());
+    environment.jersey().register(
+        new AuthDynamicFeature(
+            new OAuthCredentialAuthFilter.Builder<AdminPrincipal>()
+                .setAuthenticator(new AdminTokenAuthenticator(config.getAdmin().getToken()))
+                .setPrefix("Bearer")
+                .setRealm("refresher")
+                .setUnauthorizedHandler(new JsonUnauthorizedHandler())
+                .buildAuthFilter()));
+    environment.jersey().register(RolesAllowedDynamicFeature.class);
+    environment.jersey().register(new KeyResource(registry, refreshService));
+    environment.jersey().register(new SourceResource(catalog));
+
+    return new Parts(redisson, registryJdbi, registry, refreshService, dispatcher, epochGuard, reconciler, dueIndex, catalog);
+  }
+
+  private static List<SourceDefinition> sourceDefinitions(RefresherConfiguration config) {
+    List<SourceDefinition> sources = new ArrayList<>();
+    config.getSources().forEach((name, factory) -> sources.add(factory.build(name)));
+    return sources;
+  }
+
+  private static void runReconcile(DueIndexReconciler reconciler) {
+    try {
+      reconciler.reconcile();
+    } catch (RuntimeException e) {
+      LOG.warn("due index rebuild failed ({}); the periodic sweep will retry", e.getMessage());
+    }
+  }
+
+  private static Managed closing(Runnable close) {
+    return new Managed() {
+      @Override
+      public void stop() {
+        close.run();
+      }
+    };
+  }
+}

@@ -1,0 +1,12 @@
+package io.refresher.api;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Body of {@code PUT /v1/keys/{key}}: {@code {"source": "...", "params": {...}, "ttl": "PT5M"}}.
+ * Unknown fields are refused so that a typo does not silently register something else.
+ */
+@JsonIgnoreProperties(ignoreUnknown = false)
+public record KeyRegistrationRequest(String source, Map<String, Object> params, Duration ttl) {}

@@ -1,0 +1,131 @@
+package io.refresher.api;
+
+import io.refresher.refresh.CacheUnavailableException;
+import io.refresher.refresh.RefreshOutcome;
+import io.refresher.refresh.RefreshService;
+import io.refresher.registry.InvalidRegistrationException;
+import io.refresher.registry.Registration;
+import io.refresher.registry.Registry;
+import jakarta.annotation.security.PermitAll;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Registered keys. A key is the rest of the path after {@code /v1/keys/}, percent-decoded: {@code
+ * product:42} as-is, {@code catalog/electronics} with its slash as-is, and reserved characters
+ * ({@code ?}, {@code #}, {@code %}, space) percent-encoded. See the README for the rules.
+ */
+@Path("/v1/keys")
+@Produces(MediaType.APPLICATION_JSON)
+@PermitAll
+public final class KeyResource {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KeyResource.class);
+
+  private final Registry registry;
+  private final RefreshService refreshes;
+
+  public KeyResource(Registry registry, RefreshService refreshes) {
+    this.registry = registry;
+    this.refreshes = refreshes;
+  }
+
+  @PUT
+  @Path("/{key: .*}")
+  @Consumes(MediaType.APPLICATION_JSON)
+  public Response register(@PathParam("key") String key, KeyRegistrationRequest request) {
+    if (request == null) {
+      throw new InvalidRegistrationException("body", "must be a JSON object with source, params and ttl");
+    }
+    Registry.Registered registered =
+        registry.register(key, request.source(), request.params(), request.ttl());
+    Registration registration = registered.registration();
+    LOG.info(
+        "{} key '{}': source '{}', ttl {}",
+        registered.created() ? "registered" : "replaced",
+        key,
+        registration.source(),
+        registration.ttl());
+    RefreshOutcome outcome = refreshes.onRegistered(registration);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("created", registered.created());
+    body.put("registration", KeyView.of(registration));
+    body.put("refresh", OutcomeView.of(outcome));
+    return Response.status(registered.created() ? Response.Status.CREATED : Response.Status.OK).entity(body).build();
+  }
+
+  /** {@code PUT /v1/keys} or {@code /v1/keys/}: the key is missing. */
+  @PUT
+  public Response registerWithoutKey() {
+    throw new InvalidRegistrationException("key", "must not be empty: PUT /v1/keys/{key}");
+  }
+
+  @GET
+  @Path("/{key: .+}")
+  public KeyView get(@PathParam("key") String key) {
+    Registration registration = registry.get(key);
+    try {
+      return KeyView.of(registration, refreshes.status(registration));
+    } catch (CacheUnavailableException e) {
+      return KeyView.unavailable(registration, "Redis unavailable: live status unknown");
+    }
+  }
+
+  @GET
+  public Map<String, Object> list(
+      @QueryParam("prefix") @DefaultValue("") String prefix,
+      @QueryParam("after") @DefaultValue("") String after,
+      @QueryParam("limit") @DefaultValue("100") String limit) {
+    int size;
+    try {
+      size = Integer.parseInt(limit);
+    } catch (NumberFormatException e) {
+      throw new InvalidRegistrationException("limit", "must be a whole number between 1 and " + Registry.MAX_PAGE);
+    }
+    List<Registration> page = registry.page(prefix, after, size);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("items", page.stream().map(KeyView::of).toList());
+    body.put("next", page.size() == size ? page.get(page.size() - 1).key() : null);
+    return body;
+  }
+
+  @DELETE
+  @Path("/{key: .+}")
+  public Response delete(@PathParam("key") String key, @QueryParam("evict") @DefaultValue("false") boolean evict) {
+    registry.delete(key);
+    LOG.info("deleted key '{}'{}", key, evict ? " and evicted its value" : "; its value will expire on its own");
+    try {
+      refreshes.onDeleted(key, evict);
+    } catch (CacheUnavailableException e) {
+      if (evict) {
+        throw e;
+      }
+      // Not evicting: a stale due entry is dropped by the dispatcher when it finds no registration.
+    }
+    return Response.noContent().build();
+  }
+
+  @POST
+  @Path("/{key: .+}/refresh")
+  public OutcomeView refresh(@PathParam("key") String key) {
+    Registration registration = registry.get(key);
+    RefreshOutcome outcome = refreshes.refreshNow(registration);
+    LOG.info("manual refresh of key '{}': {}", key, outcome.name());
+    return OutcomeView.of(outcome);
+  }
+}

@@ -1,0 +1,40 @@
+package io.refresher.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.refresher.refresh.RefreshOutcome;
+import java.time.Instant;
+
+/** A refresh outcome as JSON: {@code outcome} is refreshed, skipped or failed. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record OutcomeView(
+    String outcome,
+    String reason,
+    Instant computedAt,
+    Long computeMillis,
+    Instant expiresAt,
+    Instant nextRefreshAt,
+    String version,
+    String errorKind,
+    String error,
+    Integer consecutiveFailures,
+    Instant retryAt) {
+
+  static OutcomeView of(RefreshOutcome outcome) {
+    if (outcome instanceof RefreshOutcome.Refreshed r) {
+      return new OutcomeView(
+          r.name(), null, r.computedAt(), r.computeDuration().toMillis(), r.expiresAt(), r.nextRefreshAt(),
+          r.fence().toString(), null, null, null, null);
+    }
+    if (outcome instanceof RefreshOutcome.Skipped s) {
+      String reason =
+          s.reason() == RefreshOutcome.Skipped.Reason.LOCKED
+              ? "another refresh of this key is in flight"
+              : "a newer value was written meanwhile";
+      return new OutcomeView(s.name(), reason, null, null, null, null, null, null, null, null, null);
+    }
+    RefreshOutcome.Failed f = (RefreshOutcome.Failed) outcome;
+    return new OutcomeView(
+        f.name(), null, null, f.computeDuration().toMillis(), null, null, null, f.kind(), f.error(),
+        f.consecutiveFailures(), f.retryAt());
+  }
+}

@@ -1,0 +1,41 @@
+package io.refresher.api;
+
+import io.refresher.source.SourceCatalog;
+import jakarta.annotation.security.PermitAll;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.util.List;
+import java.util.Map;
+
+/** The configured sources and the parameters each needs (their SQL stays in the configuration). */
+@Path("/v1/sources")
+@Produces(MediaType.APPLICATION_JSON)
+@PermitAll
+public final class SourceResource {
+
+  private final SourceCatalog catalog;
+
+  public SourceResource(SourceCatalog catalog) {
+    this.catalog = catalog;
+  }
+
+  /** One source as JSON. */
+  public record SourceView(String name, String datasource, Map<String, String> params, String result, String timeout) {}
+
+  @GET
+  public Map<String, List<SourceView>> list() {
+    List<SourceView> sources =
+        catalog.all().stream()
+            .map(
+                source -> {
+                  Map<String, String> params = new java.util.LinkedHashMap<>();
+                  source.params().forEach((name, type) -> params.put(name, type.jsonName()));
+                  return new SourceView(
+                      source.name(), source.datasource(), params, source.result().jsonName(), source.timeout().toString());
+                })
+            .toList();
+    return Map.of("sources", sources);
+  }
+}

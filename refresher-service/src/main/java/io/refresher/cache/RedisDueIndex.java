@@ -1,0 +1,215 @@
+package io.refresher.cache;
+
+import io.refresher.refresh.DueIndex;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.redisson.api.BatchResult;
+import org.redisson.api.RBatch;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisException;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * The due index as sorted sets in Redis: member = key, score = due time (epoch ms). It is split
+ * into {@code shards} sets ({@code refresher:due:{0}}, {@code refresher:due:{1}}, ...) so that on
+ * Redis Cluster the load spreads over several nodes; a key's shard is fixed by its Java string
+ * hash. Every operation touches all shards in one pipelined batch: one round trip.
+ *
+ * <p>The index is rebuilt from PostgreSQL when lost ({@link io.refresher.refresh.DueIndexReconciler}).
+ */
+public final class RedisDueIndex implements DueIndex {
+
+  public static final String PREFIX = "refresher:due:";
+
+  /** KEYS: shard. ARGV: horizon, limit, lease-until. Returns member, score, member, score, ... */
+  static final String CLAIM =
+      """
+      local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
+      for i = 1, #due, 2 do
+        redis.call('ZADD', KEYS[1], ARGV[3], due[i])
+      end
+      return due
+      """;
+
+  /** KEYS: shard. ARGV: flag (XX or NX), score, member, score, member... Returns how many changed. */
+  static final String ZADD_FLAGGED =
+      """
+      local changed = 0
+      for i = 2, #ARGV, 2 do
+        changed = changed + redis.call('ZADD', KEYS[1], ARGV[1], 'CH', ARGV[i], ARGV[i + 1])
+      end
+      return changed
+      """;
+
+  private final RedissonClient redisson;
+  private final int shards;
+
+  public RedisDueIndex(RedissonClient redisson, int shards) {
+    this.redisson = redisson;
+    this.shards = shards;
+  }
+
+  static String shardKey(int shard) {
+    return PREFIX + "{" + shard + "}";
+  }
+
+  int shardOf(String key) {
+    return Math.floorMod(key.hashCode(), shards);
+  }
+
+  @Override
+  public List<DueKey> claim(long horizonMillis, int limit, long leaseUntilMillis) {
+    int perShard = Math.max(1, limit / shards);
+    try {
+      RBatch batch = redisson.createBatch();
+      for (int shard = 0; shard < shards; shard++) {
+        batch
+            .getScript(StringCodec.INSTANCE)
+            .evalAsync(
+                shardKey(shard),
+                RScript.Mode.READ_WRITE,
+                CLAIM,
+                RScript.ReturnType.MULTI,
+                List.<Object>of(shardKey(shard)),
+                Long.toString(horizonMillis),
+                Integer.toString(perShard),
+                Long.toString(leaseUntilMillis));
+      }
+      BatchResult<?> results = batch.execute();
+      List<DueKey> claimed = new ArrayList<>();
+      for (Object result : results.getResponses()) {
+        List<?> pairs = (List<?>) result;
+        for (int i = 0; i + 1 < pairs.size(); i += 2) {
+          claimed.add(new DueKey((String) pairs.get(i), (long) Double.parseDouble((String) pairs.get(i + 1))));
+        }
+      }
+      claimed.sort((a, b) -> Long.compare(a.plannedAtMillis(), b.plannedAtMillis()));
+      return claimed;
+    } catch (RedisException e) {
+      throw RedisCacheStore.unavailable("claim of due keys", e);
+    }
+  }
+
+  @Override
+  public void schedule(String key, long atMillis) {
+    try {
+      redisson.getScoredSortedSet(shardKey(shardOf(key)), StringCodec.INSTANCE).add(atMillis, key);
+    } catch (RedisException e) {
+      throw RedisCacheStore.unavailable("scheduling of key '" + key + "'", e);
+    }
+  }
+
+  @Override
+  public void reschedule(Map<String, Long> atMillisByKey) {
+    if (atMillisByKey.isEmpty()) {
+      return;
+    }
+    List<List<Object>> args = newShardLists("XX");
+    atMillisByKey.forEach(
+        (key, at) -> {
+          List<Object> shard = args.get(shardOf(key));
+          shard.add(Long.toString(at));
+          shard.add(key);
+        });
+    runFlagged(args, "rescheduling");
+  }
+
+  @Override
+  public int addMissing(Collection<String> keys, long atMillis) {
+    if (keys.isEmpty()) {
+      return 0;
+    }
+    List<List<Object>> args = newShardLists("NX");
+    for (String key : keys) {
+      List<Object> shard = args.get(shardOf(key));
+      shard.add(Long.toString(atMillis));
+      shard.add(key);
+    }
+    return runFlagged(args, "repair");
+  }
+
+  private List<List<Object>> newShardLists(String flag) {
+    List<List<Object>> args = new ArrayList<>(shards);
+    for (int shard = 0; shard < shards; shard++) {
+      List<Object> list = new ArrayList<>();
+      list.add(flag);
+      args.add(list);
+    }
+    return args;
+  }
+
+  private int runFlagged(List<List<Object>> args, String what) {
+    try {
+      RBatch batch = redisson.createBatch();
+      for (int shard = 0; shard < shards; shard++) {
+        List<Object> shardArgs = args.get(shard);
+        if (shardArgs.size() > 1) {
+          batch
+              .getScript(StringCodec.INSTANCE)
+              .evalAsync(
+                  shardKey(shard),
+                  RScript.Mode.READ_WRITE,
+                  ZADD_FLAGGED,
+                  RScript.ReturnType.INTEGER,
+                  List.<Object>of(shardKey(shard)),
+                  shardArgs.toArray());
+        }
+      }
+      int changed = 0;
+      for (Object count : batch.execute().getResponses()) {
+        changed += ((Number) count).intValue();
+      }
+      return changed;
+    } catch (RedisException e) {
+      throw RedisCacheStore.unavailable(what + " of due keys", e);
+    }
+  }
+
+  @Override
+  public void remove(Collection<String> keys) {
+    if (keys.isEmpty()) {
+      return;
+    }
+    try {
+      RBatch batch = redisson.createBatch();
+      for (String key : keys) {
+        batch.getScoredSortedSet(shardKey(shardOf(key)), StringCodec.INSTANCE).removeAsync(key);
+      }
+      batch.execute();
+    } catch (RedisException e) {
+      throw RedisCacheStore.unavailable("removal of due keys", e);
+    }
+  }
+
+  @Override
+  public OptionalLong plannedAt(String key) {
+    try {
+      Double score = redisson.getScoredSortedSet(shardKey(shardOf(key)), StringCodec.INSTANCE).getScore(key);
+      return score == null ? OptionalLong.empty() : OptionalLong.of(score.longValue());
+    } catch (RedisException e) {
+      throw RedisCacheStore.unavailable("due time of key '" + key + "'", e);
+    }
+  }
+
+  @Override
+  public long size() {
+    try {
+      RBatch batch = redisson.createBatch();
+      for (int shard = 0; shard < shards; shard++) {
+        batch.getScoredSortedSet(shardKey(shard), StringCodec.INSTANCE).sizeAsync();
+      }
+      long total = 0;
+      for (Object size : batch.execute().getResponses()) {
+        total += ((Number) size).longValue();
+      }
+      return total;
+    } catch (RedisException e) {
+      throw RedisCacheStore.unavailable("size of the due index", e);
+    }
+  }
+
+}

@@ -1,0 +1,119 @@
+package io.refresher.cache;
+
+import io.refresher.refresh.EpochSource;
+import io.refresher.refresh.EpochStore;
+import io.refresher.registry.RegistryUnavailableException;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.redisson.api.RBucket;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisException;
+import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Notices that Redis lost its data, and keeps the data epoch that fences are made of.
+ *
+ * <p>A marker key, {@code refresher:epoch}, holds the current epoch. It has no TTL, so it vanishes
+ * only when Redis loses its data (restart without persistence, failover to an empty replica,
+ * {@code FLUSHALL}). When a check finds it missing, the guard takes the next epoch from PostgreSQL
+ * and sets the marker with {@code SET NX}: of several replicas noticing at once, one wins and runs
+ * the data-loss action (rebuilding the due index); the others adopt the winner's epoch. Keyspace
+ * notifications are not used: they are lost while disconnected.
+ *
+ * <p>Failure semantics: when Redis or PostgreSQL cannot be reached, the current epoch is kept and
+ * the next check tries again.
+ */
+public final class RedisEpochGuard implements EpochSource {
+
+  public static final String MARKER = "refresher:epoch";
+  private static final Logger LOG = LoggerFactory.getLogger(RedisEpochGuard.class);
+
+  private final RedissonClient redisson;
+  private final EpochStore store;
+  private final Runnable onDataLoss;
+  private final Duration interval;
+  private final AtomicLong epoch = new AtomicLong();
+  private final AtomicLong dataLosses = new AtomicLong();
+  private ScheduledExecutorService thread;
+
+  public RedisEpochGuard(RedissonClient redisson, EpochStore store, Runnable onDataLoss, Duration interval) {
+    this.redisson = redisson;
+    this.store = store;
+    this.onDataLoss = onDataLoss;
+    this.interval = interval;
+  }
+
+  @Override
+  public long currentEpoch() {
+    return epoch.get();
+  }
+
+  /** How many times this replica detected data loss and ran the recovery. */
+  public long dataLossesHandled() {
+    return dataLosses.get();
+  }
+
+  public synchronized void start() {
+    check();
+    thread =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread t = new Thread(runnable, "redis-epoch-guard");
+              t.setDaemon(true);
+              return t;
+            });
+    thread.scheduleWithFixedDelay(this::check, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  public synchronized void stop() {
+    if (thread != null) {
+      thread.shutdownNow();
+      thread = null;
+    }
+  }
+
+  /** One check; public so tests and the restart path can force it. */
+  public void check() {
+    try {
+      RBucket<String> marker = redisson.getBucket(MARKER, StringCodec.INSTANCE);
+      String current = marker.get();
+      if (current != null) {
+        adopt(current);
+        return;
+      }
+      long next = store.advance();
+      if (marker.setIfAbsent(Long.toString(next))) {
+        epoch.set(next);
+        dataLosses.incrementAndGet();
+        LOG.warn(
+            "Redis holds no epoch marker: it is new or lost its data. Data epoch is now {}; rebuilding the due index",
+            next);
+        onDataLoss.run();
+      } else {
+        adopt(marker.get());
+      }
+    } catch (RedisException e) {
+      LOG.debug("epoch check skipped, Redis unavailable: {}", e.getMessage());
+    } catch (RegistryUnavailableException e) {
+      LOG.warn("Redis lost its epoch marker but PostgreSQL is unavailable to advance it: {}", e.getMessage());
+    } catch (RuntimeException e) {
+      LOG.error("epoch check failed", e);
+    }
+  }
+
+  private void adopt(String marker) {
+    if (marker == null) {
+      return;
+    }
+    long value = Long.parseLong(marker);
+    long previous = epoch.getAndSet(value);
+    if (previous != value && previous != 0) {
+      LOG.info("data epoch changed from {} to {}", previous, value);
+    }
+  }
+}

@@ -1,0 +1,129 @@
+package io.refresher.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.dropwizard.util.Duration;
+import io.dropwizard.validation.MinDuration;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A JDBC database reached through a HikariCP pool: the service's own PostgreSQL, or a named extra
+ * datasource that sources read from.
+ *
+ * <p>The password is never part of {@link #toString()} and never logged; it comes from an
+ * environment variable through {@code config.yml}.
+ */
+public class DatabaseFactory {
+
+  @NotBlank private String url;
+
+  @NotNull private String user = "";
+
+  @NotNull private String password = "";
+
+  @Min(1)
+  @Max(500)
+  private int maxPoolSize = 10;
+
+  @NotNull
+  @MinDuration(value = 250, unit = TimeUnit.MILLISECONDS)
+  private Duration connectionTimeout = Duration.seconds(5);
+
+  @NotNull private Map<String, String> properties = new LinkedHashMap<>();
+
+  @JsonProperty
+  public String getUrl() {
+    return url;
+  }
+
+  @JsonProperty
+  public void setUrl(String url) {
+    this.url = url;
+  }
+
+  @JsonProperty
+  public String getUser() {
+    return user;
+  }
+
+  @JsonProperty
+  public void setUser(String user) {
+    this.user = user;
+  }
+
+  @JsonProperty
+  public String getPassword() {
+    return password;
+  }
+
+  @JsonProperty
+  public void setPassword(String password) {
+    this.password = password;
+  }
+
+  @JsonProperty
+  public int getMaxPoolSize() {
+    return maxPoolSize;
+  }
+
+  @JsonProperty
+  public void setMaxPoolSize(int maxPoolSize) {
+    this.maxPoolSize = maxPoolSize;
+  }
+
+  @JsonProperty
+  public Duration getConnectionTimeout() {
+    return connectionTimeout;
+  }
+
+  @JsonProperty
+  public void setConnectionTimeout(Duration connectionTimeout) {
+    this.connectionTimeout = connectionTimeout;
+  }
+
+  /** Extra JDBC driver properties (for PostgreSQL: sslmode, ApplicationName, ...). */
+  @JsonProperty
+  public Map<String, String> getProperties() {
+    return properties;
+  }
+
+  @JsonProperty
+  public void setProperties(Map<String, String> properties) {
+    this.properties = properties;
+  }
+
+  /**
+   * Builds a pool. A read-only pool makes every session read-only on the server side
+   * ({@code readOnlyMode=always}), so a source's SQL cannot write even if it tries.
+   */
+  public HikariDataSource build(String poolName, boolean readOnly, int poolSize) {
+    HikariConfig hikari = new HikariConfig();
+    hikari.setPoolName(poolName);
+    hikari.setJdbcUrl(url);
+    hikari.setUsername(user);
+    hikari.setPassword(password);
+    hikari.setMaximumPoolSize(poolSize);
+    hikari.setMinimumIdle(Math.min(2, poolSize));
+    hikari.setConnectionTimeout(connectionTimeout.toMilliseconds());
+    // Start even when the database is down: the service serves what it can and reports not-ready.
+    hikari.setInitializationFailTimeout(-1);
+    hikari.setReadOnly(readOnly);
+    properties.forEach(hikari::addDataSourceProperty);
+    if (readOnly && url.startsWith("jdbc:postgresql:")) {
+      hikari.addDataSourceProperty("readOnlyMode", "always");
+    }
+    return new HikariDataSource(hikari);
+  }
+
+  @Override
+  public String toString() {
+    return "DatabaseFactory{url=" + url + ", user=" + user + ", maxPoolSize=" + maxPoolSize + "}";
+  }
+}

@@ -1,0 +1,100 @@
+package io.refresher.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.core.Configuration;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The service's configuration ({@code config.yml}); every block validates itself at start. */
+@WiredSources
+public class RefresherConfiguration extends Configuration {
+
+  @Valid @NotNull private RedisFactory redis = new RedisFactory();
+
+  @Valid @NotNull private DatabaseFactory database;
+
+  @Valid @NotNull private Map<String, DatabaseFactory> datasources = new LinkedHashMap<>();
+
+  @Valid @NotNull private Map<String, SourceFactory> sources = new LinkedHashMap<>();
+
+  @Valid @NotNull private RefreshFactory refresh = new RefreshFactory();
+
+  @Valid @NotNull private SchedulerFactory scheduler = new SchedulerFactory();
+
+  @Valid @NotNull private AdminFactory admin = new AdminFactory();
+
+  @JsonProperty
+  public RedisFactory getRedis() {
+    return redis;
+  }
+
+  @JsonProperty
+  public void setRedis(RedisFactory redis) {
+    this.redis = redis;
+  }
+
+  /** The service's own PostgreSQL: registry, epochs, Quartz tables; also the "default" datasource. */
+  @JsonProperty
+  public DatabaseFactory getDatabase() {
+    return database;
+  }
+
+  @JsonProperty
+  public void setDatabase(DatabaseFactory database) {
+    this.database = database;
+  }
+
+  /** Extra named datasources that sources may read from. */
+  @JsonProperty
+  public Map<String, DatabaseFactory> getDatasources() {
+    return datasources;
+  }
+
+  @JsonProperty
+  public void setDatasources(Map<String, DatabaseFactory> datasources) {
+    this.datasources = datasources;
+  }
+
+  @JsonProperty
+  public Map<String, SourceFactory> getSources() {
+    return sources;
+  }
+
+  @JsonProperty
+  public void setSources(Map<String, SourceFactory> sources) {
+    this.sources = sources;
+  }
+
+  @JsonProperty
+  public RefreshFactory getRefresh() {
+    return refresh;
+  }
+
+  @JsonProperty
+  public void setRefresh(RefreshFactory refresh) {
+    this.refresh = refresh;
+  }
+
+  @JsonProperty
+  public SchedulerFactory getScheduler() {
+    return scheduler;
+  }
+
+  @JsonProperty
+  public void setScheduler(SchedulerFactory scheduler) {
+    this.scheduler = scheduler;
+  }
+
+  @JsonProperty
+  public AdminFactory getAdmin() {
+    return admin;
+  }
+
+  @JsonProperty
+  public void setAdmin(AdminFactory admin) {
+    this.admin = admin;
+  }
+
+}

@@ -1,0 +1,77 @@
+package io.refresher.config;
+
+import jakarta.validation.ConstraintValidator;
+import jakarta.validation.ConstraintValidatorContext;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import org.jdbi.v3.core.statement.ColonPrefixSqlParser;
+import org.jdbi.v3.core.statement.ParsedParameters;
+
+/** Reports each miswired source under its own path, e.g. {@code sources.product-by-id.params}. */
+public final class WiredSourcesValidator implements ConstraintValidator<WiredSources, RefresherConfiguration> {
+
+  private static final Pattern SOURCE_NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
+
+  @Override
+  public boolean isValid(RefresherConfiguration config, ConstraintValidatorContext context) {
+    if (config.getSources() == null || config.getDatasources() == null) {
+      return true;
+    }
+    context.disableDefaultConstraintViolation();
+    boolean valid = true;
+    if (config.getDatasources().containsKey(SourceFactory.DEFAULT_DATASOURCE)) {
+      valid = violation(context, "datasources.default", "is reserved for the service's own database (database:)");
+    }
+    ColonPrefixSqlParser parser = new ColonPrefixSqlParser();
+    for (Map.Entry<String, SourceFactory> entry : config.getSources().entrySet()) {
+      String path = "sources." + entry.getKey();
+      SourceFactory source = entry.getValue();
+      if (!SOURCE_NAME.matcher(entry.getKey()).matches()) {
+        valid = violation(context, path, "name must match [a-z0-9][a-z0-9._-]{0,63}");
+      }
+      if (source == null) {
+        continue;
+      }
+      String datasource = source.getDatasource();
+      if (datasource != null
+          && !SourceFactory.DEFAULT_DATASOURCE.equals(datasource)
+          && !config.getDatasources().containsKey(datasource)) {
+        valid =
+            violation(
+                context,
+                path + ".datasource",
+                "must be 'default' or one of " + new TreeSet<>(config.getDatasources().keySet()));
+      }
+      if (source.getSql() == null || source.getParams() == null) {
+        continue;
+      }
+      ParsedParameters parameters = parser.parse(source.getSql(), null).getParameters();
+      if (parameters.isPositional() && parameters.getParameterCount() > 0) {
+        valid = violation(context, path + ".sql", "must use :named parameters, not ?");
+        continue;
+      }
+      Set<String> used = new TreeSet<>(parameters.getParameterNames());
+      Set<String> declared = new TreeSet<>(source.getParams().keySet());
+      if (!used.equals(declared)) {
+        valid =
+            violation(
+                context,
+                path + ".params",
+                "must declare exactly the parameters the sql uses: sql uses " + used + ", params declares " + declared);
+      }
+    }
+    return valid;
+  }
+
+  private static boolean violation(ConstraintValidatorContext context, String path, String rule) {
+    context.buildConstraintViolationWithTemplate(escape(path + " " + rule)).addConstraintViolation();
+    return false;
+  }
+
+  /** Message templates interpolate {@code {...}} and {@code ${...}}; these messages are literal. */
+  private static String escape(String text) {
+    return text.replace("\\", "\\\\").replace("{", "\\{").replace("}", "\\}").replace("$", "\\$");
+  }
+}

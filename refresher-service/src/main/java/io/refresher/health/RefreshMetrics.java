@@ -1,0 +1,49 @@
+package io.refresher.health;
+
+import static com.codahale.metrics.MetricRegistry.name;
+
+import com.codahale.metrics.MetricRegistry;
+import com.codahale.metrics.Timer;
+import io.refresher.refresh.RefreshListener;
+import io.refresher.refresh.RefreshOutcome;
+import io.refresher.refresh.Trigger;
+import io.refresher.registry.Registration;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Refresh metrics: per source {@code refresher.source.<name>.refreshed|failed|skipped} meters and
+ * a {@code duration} timer of compute times; overall {@code refresher.refresh.*} meters per outcome
+ * and trigger, and {@code refresher.refresh.lag} (actual start minus planned start).
+ */
+public final class RefreshMetrics implements RefreshListener {
+
+  private final MetricRegistry metrics;
+  private final Timer lag;
+
+  public RefreshMetrics(MetricRegistry metrics) {
+    this.metrics = metrics;
+    this.lag = metrics.timer("refresher.refresh.lag");
+  }
+
+  @Override
+  public void onOutcome(Registration registration, Trigger trigger, RefreshOutcome outcome) {
+    String source = registration.source();
+    metrics.meter(name("refresher.refresh", outcome.name())).mark();
+    metrics.meter(name("refresher.refresh.trigger", trigger.name().toLowerCase())).mark();
+    metrics.meter(name("refresher.source", source, outcome.name())).mark();
+    if (outcome instanceof RefreshOutcome.Refreshed refreshed) {
+      metrics.timer(name("refresher.source", source, "duration"))
+          .update(refreshed.computeDuration().toNanos(), TimeUnit.NANOSECONDS);
+    } else if (outcome instanceof RefreshOutcome.Failed failed) {
+      metrics.meter(name("refresher.source", source, "failed", failed.kind().toLowerCase())).mark();
+    } else if (outcome instanceof RefreshOutcome.Skipped skipped) {
+      metrics.meter(name("refresher.refresh.skipped", skipped.reason().name().toLowerCase())).mark();
+    }
+  }
+
+  @Override
+  public void onLag(Duration duration) {
+    lag.update(duration.toNanos(), TimeUnit.NANOSECONDS);
+  }
+}

@@ -1,0 +1,217 @@
+package io.refresher.persistence;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.refresher.registry.Registration;
+import io.refresher.registry.RegistrationRepository;
+import io.refresher.registry.Registry;
+import io.refresher.registry.RegistryUnavailableException;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
+import org.jdbi.v3.core.statement.StatementContext;
+
+/** Registrations in PostgreSQL ({@code refresher_key}), with an audit row for every change. */
+public final class JdbiRegistrationRepository implements RegistrationRepository {
+
+  private static final TypeReference<Map<String, Object>> PARAMS = new TypeReference<>() {};
+  private static final String COLUMNS =
+      "key, source, params::text AS params, ttl_ms, created_at, updated_at";
+
+  private final Jdbi jdbi;
+  private final ObjectMapper json;
+
+  public JdbiRegistrationRepository(Jdbi jdbi, ObjectMapper json) {
+    this.jdbi = jdbi;
+    this.json = json;
+  }
+
+  @Override
+  public Registry.Registered upsert(Registration registration) {
+    String params = toJson(registration.params());
+    return call(
+        () ->
+            jdbi.inTransaction(
+                handle -> {
+                  Registry.Registered stored =
+                      handle
+                          .createQuery(
+                              "INSERT INTO refresher_key (key, source, params, ttl_ms, created_at, updated_at) "
+                                  + "VALUES (:key, :source, CAST(:params AS jsonb), :ttl, :now, :now) "
+                                  + "ON CONFLICT (key) DO UPDATE SET source = EXCLUDED.source, "
+                                  + "params = EXCLUDED.params, ttl_ms = EXCLUDED.ttl_ms, updated_at = EXCLUDED.updated_at "
+                                  + "RETURNING "
+                                  + COLUMNS
+                                  + ", (xmax = 0) AS inserted")
+                          .bind("key", registration.key())
+                          .bind("source", registration.source())
+                          .bind("params", params)
+                          .bind("ttl", registration.ttl().toMillis())
+                          .bind("now", Timestamp.from(registration.updatedAt()))
+                          .map((rs, ctx) -> new Registry.Registered(map(rs), rs.getBoolean("inserted")))
+                          .one();
+                  handle
+                      .createUpdate(
+                          "INSERT INTO refresher_audit (action, key, detail) VALUES (:action, :key, CAST(:detail AS jsonb))")
+                      .bind("action", stored.created() ? "register" : "replace")
+                      .bind("key", registration.key())
+                      .bind(
+                          "detail",
+                          toJson(
+                              Map.of(
+                                  "source", registration.source(),
+                                  "params", registration.params(),
+                                  "ttl", registration.ttl().toString())))
+                      .execute();
+                  return stored;
+                }));
+  }
+
+  @Override
+  public Optional<Registration> find(String key) {
+    return call(
+        () ->
+            jdbi.withHandle(
+                handle ->
+                    handle
+                        .createQuery("SELECT " + COLUMNS + " FROM refresher_key WHERE key = :key")
+                        .bind("key", key)
+                        .map(this::mapRow)
+                        .findOne()));
+  }
+
+  @Override
+  public Map<String, Registration> findAll(Collection<String> keys) {
+    if (keys.isEmpty()) {
+      return Map.of();
+    }
+    String[] array = keys.toArray(String[]::new);
+    return call(
+        () ->
+            jdbi.withHandle(
+                handle -> {
+                  Map<String, Registration> found = new HashMap<>();
+                  handle
+                      .createQuery("SELECT " + COLUMNS + " FROM refresher_key WHERE key = ANY(:keys)")
+                      .bind("keys", array)
+                      .map(this::mapRow)
+                      .forEach(registration -> found.put(registration.key(), registration));
+                  return found;
+                }));
+  }
+
+  @Override
+  public List<Registration> page(String prefix, String after, int limit) {
+    String pattern = escapeLike(prefix) + "%";
+    return call(
+        () ->
+            jdbi.withHandle(
+                handle ->
+                    handle
+                        .createQuery(
+                            "SELECT " + COLUMNS + " FROM refresher_key "
+                                + "WHERE key > :after AND key LIKE :pattern ESCAPE '\\' "
+                                + "ORDER BY key LIMIT :limit")
+                        .bind("after", after)
+                        .bind("pattern", pattern)
+                        .bind("limit", limit)
+                        .map(this::mapRow)
+                        .list()));
+  }
+
+  @Override
+  public boolean delete(String key) {
+    return call(
+        () ->
+            jdbi.inTransaction(
+                handle -> {
+                  int deleted =
+                      handle.createUpdate("DELETE FROM refresher_key WHERE key = :key").bind("key", key).execute();
+                  if (deleted > 0) {
+                    handle
+                        .createUpdate("INSERT INTO refresher_audit (action, key) VALUES ('delete', :key)")
+                        .bind("key", key)
+                        .execute();
+                  }
+                  return deleted > 0;
+                }));
+  }
+
+  @Override
+  public List<String> keysAfter(String after, int limit) {
+    return call(
+        () ->
+            jdbi.withHandle(
+                handle ->
+                    handle
+                        .createQuery("SELECT key FROM refresher_key WHERE key > :after ORDER BY key LIMIT :limit")
+                        .bind("after", after)
+                        .bind("limit", limit)
+                        .mapTo(String.class)
+                        .list()));
+  }
+
+  @Override
+  public long count() {
+    return call(
+        () -> jdbi.withHandle(handle -> handle.createQuery("SELECT count(*) FROM refresher_key").mapTo(Long.class).one()));
+  }
+
+  private Registration mapRow(ResultSet rs, StatementContext ctx) throws SQLException {
+    return map(rs);
+  }
+
+  private Registration map(ResultSet rs) throws SQLException {
+    Map<String, Object> params;
+    try {
+      params = json.readValue(rs.getString("params"), PARAMS);
+    } catch (JsonProcessingException e) {
+      throw new SQLException("params of key '" + rs.getString("key") + "' are not JSON", e);
+    }
+    return new Registration(
+        rs.getString("key"),
+        rs.getString("source"),
+        params,
+        Duration.ofMillis(rs.getLong("ttl_ms")),
+        rs.getTimestamp("created_at").toInstant(),
+        rs.getTimestamp("updated_at").toInstant());
+  }
+
+  private String toJson(Object value) {
+    try {
+      return json.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("not serialisable as JSON", e);
+    }
+  }
+
+  static String escapeLike(String text) {
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
+  }
+
+  static <T> T call(Supplier<T> work) {
+    try {
+      return work.get();
+    } catch (JdbiException e) {
+      throw new RegistryUnavailableException("registry database unavailable: " + rootMessage(e), e);
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getMessage();
+  }
+}

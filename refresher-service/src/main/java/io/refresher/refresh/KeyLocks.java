@@ -1,0 +1,27 @@
+package io.refresher.refresh;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The cluster-wide per-key refresh lock. Acquisition never waits: when another refresher holds the
+ * key, the caller skips it. The lease bounds how long a crashed or paused holder can block the key;
+ * the fence token makes a holder that outlived its lease harmless.
+ */
+public interface KeyLocks {
+
+  /** A held lock: its fencing token, and a release that checks ownership. */
+  interface HeldLock {
+    long token();
+
+    /** Releases the lock if this holder still owns it; does not block, never throws. */
+    void release();
+  }
+
+  /**
+   * Tries once to take the lock.
+   *
+   * @throws CacheUnavailableException when Redis cannot be reached
+   */
+  Optional<HeldLock> tryAcquire(String key, Duration lease);
+}

@@ -1,0 +1,23 @@
+package io.refresher.refresh;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * What Redis holds about a key: its metadata record and the value's remaining physical TTL. Fields
+ * are null when unknown (never computed, or the metadata expired).
+ *
+ * @param valueTtl remaining physical TTL of the value, or null when the value is absent
+ */
+public record KeyState(
+    boolean valuePresent,
+    Duration valueTtl,
+    Instant computedAt,
+    Duration computeDuration,
+    Instant expiresAt,
+    Fence fence,
+    Long valueBytes,
+    String lastError,
+    String lastErrorKind,
+    Instant lastErrorAt,
+    int consecutiveFailures) {}

@@ -1,0 +1,45 @@
+package io.refresher.refresh;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/** What a refresh did. */
+public sealed interface RefreshOutcome {
+
+  /** A short name for logs, metrics and the API. */
+  String name();
+
+  /** A new value was computed and written. */
+  record Refreshed(
+      Instant computedAt, Duration computeDuration, Instant expiresAt, Instant nextRefreshAt, Fence fence)
+      implements RefreshOutcome {
+    @Override
+    public String name() {
+      return "refreshed";
+    }
+  }
+
+  /** Nothing was written, by design: someone else is refreshing, or already wrote a newer value. */
+  record Skipped(Reason reason) implements RefreshOutcome {
+    public enum Reason {
+      /** Another refresh of the key holds its lock (on this or another replica). */
+      LOCKED,
+      /** A newer value was written while this one was computed; the older one was dropped. */
+      FENCED_OUT
+    }
+
+    @Override
+    public String name() {
+      return "skipped";
+    }
+  }
+
+  /** The source or Redis failed; the old value stays served and a retry is planned. */
+  record Failed(String kind, String error, Duration computeDuration, int consecutiveFailures, Instant retryAt)
+      implements RefreshOutcome {
+    @Override
+    public String name() {
+      return "failed";
+    }
+  }
+}

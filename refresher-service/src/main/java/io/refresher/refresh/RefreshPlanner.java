@@ -1,0 +1,68 @@
+package io.refresher.refresh;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.random.RandomGenerator;
+
+/**
+ * Decides when a key is refreshed next and how long Redis keeps its value.
+ *
+ * <p>A value computed at {@code t} with TTL {@code ttl} logically expires at {@code t + ttl}; its
+ * refresh is due at {@code expiresAt - TTR}. The TTR is the configured one, capped at {@code
+ * maxTtrFraction * ttl}. After a failure the retry waits {@code retryBase * 2^(n-1)} (capped at
+ * {@code retryMax}) with "equal jitter": a random point in the upper half of that delay, so that
+ * many keys failing together do not retry together.
+ */
+public final class RefreshPlanner {
+
+  private final RefreshSettings settings;
+  private final RandomGenerator random;
+
+  public RefreshPlanner(RefreshSettings settings, RandomGenerator random) {
+    this.settings = settings;
+    this.random = random;
+  }
+
+  public Duration ttr(Duration ttl) {
+    long cap = (long) (ttl.toMillis() * settings.maxTtrFraction());
+    return Duration.ofMillis(Math.min(settings.ttr().toMillis(), cap));
+  }
+
+  public Instant nextRefreshAt(Instant expiresAt, Duration ttl) {
+    return expiresAt.minus(ttr(ttl));
+  }
+
+  /** TTL plus stale grace plus jitter: how long Redis keeps the value. */
+  public Duration physicalTtl(Duration ttl) {
+    long jitterBound = (long) (ttl.toMillis() * settings.jitterFraction());
+    long jitter = jitterBound > 0 ? random.nextLong(jitterBound + 1) : 0;
+    return ttl.plus(settings.staleGrace()).plusMillis(jitter);
+  }
+
+  /** Delay before retry number {@code consecutiveFailures} (1 for the first failure). */
+  public Duration retryDelay(int consecutiveFailures) {
+    int exponent = Math.max(0, Math.min(consecutiveFailures - 1, 30));
+    long base = settings.retryBase().toMillis();
+    long ceiling = Math.min(settings.retryMax().toMillis(), base << exponent);
+    if (base << exponent <= 0) {
+      ceiling = settings.retryMax().toMillis();
+    }
+    long half = ceiling / 2;
+    return Duration.ofMillis(half + random.nextLong(ceiling - half + 1));
+  }
+
+  /** A random source safe to share between threads: each thread draws from its own generator. */
+  public static RandomGenerator threadLocalRandom() {
+    return new RandomGenerator() {
+      @Override
+      public long nextLong() {
+        return java.util.concurrent.ThreadLocalRandom.current().nextLong();
+      }
+
+      @Override
+      public long nextLong(long bound) {
+        return java.util.concurrent.ThreadLocalRandom.current().nextLong(bound);
+      }
+    };
+  }
+}

@@ -1,0 +1,28 @@
+package io.refresher.refresh;
+
+import java.time.Duration;
+
+/**
+ * How refreshes are planned and protected.
+ *
+ * @param ttr how long before a value's logical expiry its refresh is due (fixed for now)
+ * @param maxTtrFraction upper bound of the TTR as a fraction of the key's TTL, so a short TTL is
+ *     still refreshed once per cycle rather than continuously
+ * @param lockLease how long a refresh may hold its key's lock; must outlive the slowest source
+ * @param staleGrace how long a value outlives its logical expiry in Redis, so a failing source
+ *     leaves the old value served
+ * @param jitterFraction random extra physical TTL, as a fraction of the TTL, that spreads the
+ *     expiry of keys that stop being refreshed together
+ * @param retryBase first retry delay after a failure; doubles per consecutive failure
+ * @param retryMax longest retry delay
+ * @param maxValueBytes largest value written; a larger one is refused and reported on the key
+ */
+public record RefreshSettings(
+    Duration ttr,
+    double maxTtrFraction,
+    Duration lockLease,
+    Duration staleGrace,
+    double jitterFraction,
+    Duration retryBase,
+    Duration retryMax,
+    long maxValueBytes) {}

@@ -1,0 +1,205 @@
+package io.refresher.refresh;
+
+import io.refresher.refresh.RefreshOutcome.Failed;
+import io.refresher.refresh.RefreshOutcome.Refreshed;
+import io.refresher.refresh.RefreshOutcome.Skipped;
+import io.refresher.registry.Registration;
+import io.refresher.source.SourceException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one refresh path: scheduled refreshes, registrations and manual "refresh now" all come here.
+ *
+ * <ol>
+ *   <li>Take the key's lock without waiting; if another refresher holds it, skip (it will write
+ *       and reschedule).
+ *   <li>Run the source.
+ *   <li>Write value and metadata in one atomic script carrying the fence (epoch, lock token); a
+ *       write older than the stored one is refused.
+ *   <li>Release the lock (owner-checked, not awaited) and hand the next due time to the
+ *       rescheduler.
+ * </ol>
+ *
+ * <p>Failure semantics: a failing or slow source, or a Redis error, never deletes or overwrites the
+ * served value. The failure is recorded on the key's metadata, logged at WARN on the first failure
+ * of a streak (DEBUG after that, INFO on recovery), counted, and a retry is planned with
+ * exponential backoff. Nothing is thrown to the caller.
+ */
+public final class Refresher {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Refresher.class);
+
+  private final ValueLoader loader;
+  private final CacheStore store;
+  private final KeyLocks locks;
+  private final EpochSource epochs;
+  private final RefreshPlanner planner;
+  private final RefreshSettings settings;
+  private final Rescheduler rescheduler;
+  private final RefreshListener listener;
+  private final InstantSource clock;
+
+  public Refresher(
+      ValueLoader loader,
+      CacheStore store,
+      KeyLocks locks,
+      EpochSource epochs,
+      RefreshPlanner planner,
+      RefreshSettings settings,
+      Rescheduler rescheduler,
+      RefreshListener listener,
+      InstantSource clock) {
+    this.loader = loader;
+    this.store = store;
+    this.locks = locks;
+    this.epochs = epochs;
+    this.planner = planner;
+    this.settings = settings;
+    this.rescheduler = rescheduler;
+    this.listener = listener;
+    this.clock = clock;
+  }
+
+  public RefreshOutcome refresh(Registration registration, Trigger trigger) {
+    RefreshOutcome outcome = refreshOnce(registration);
+    listener.onOutcome(registration, trigger, outcome);
+    return outcome;
+  }
+
+  private RefreshOutcome refreshOnce(Registration registration) {
+    String key = registration.key();
+    Optional<KeyLocks.HeldLock> lock;
+    try {
+      lock = locks.tryAcquire(key, settings.lockLease());
+    } catch (CacheUnavailableException e) {
+      return failedWithoutLock(registration, e);
+    }
+    if (lock.isEmpty()) {
+      LOG.debug("refresh of key '{}' skipped: another refresh holds its lock", key);
+      return new Skipped(Skipped.Reason.LOCKED);
+    }
+    KeyLocks.HeldLock held = lock.get();
+    Fence fence = new Fence(epochs.currentEpoch(), held.token());
+    Instant started = clock.instant();
+    try {
+      String value = loader.load(registration);
+      Duration took = Duration.between(started, clock.instant());
+      long bytes = value.getBytes(StandardCharsets.UTF_8).length;
+      if (bytes > settings.maxValueBytes()) {
+        throw new SourceException(
+            SourceException.Kind.VALUE_TOO_LARGE,
+            "value of " + bytes + " bytes exceeds the limit of " + settings.maxValueBytes() + " bytes");
+      }
+      return write(registration, value, fence, took);
+    } catch (SourceException e) {
+      return failed(registration, fence, e.kind().name(), e.getMessage(), started);
+    } catch (CacheUnavailableException e) {
+      return failed(registration, fence, "REDIS", e.getMessage(), started);
+    } catch (RuntimeException e) {
+      LOG.error("refresh of key '{}' failed unexpectedly", key, e);
+      return failed(registration, fence, "ERROR", String.valueOf(e), started);
+    } finally {
+      held.release();
+    }
+  }
+
+  private RefreshOutcome write(Registration registration, String value, Fence fence, Duration took) {
+    Instant computedAt = clock.instant();
+    Instant expiresAt = computedAt.plus(registration.ttl());
+    CacheStore.WriteResult result =
+        store.write(
+            registration.key(),
+            value,
+            fence,
+            new CacheStore.ValueMeta(computedAt, took, expiresAt),
+            planner.physicalTtl(registration.ttl()));
+    if (!result.written()) {
+      LOG.info(
+          "refresh of key '{}' computed a value but a newer one (fence > {}) was written meanwhile; dropped it",
+          registration.key(),
+          fence);
+      return new Skipped(Skipped.Reason.FENCED_OUT);
+    }
+    Instant next = planner.nextRefreshAt(expiresAt, registration.ttl());
+    rescheduler.reschedule(registration.key(), next);
+    if (result.clearedFailures() > 0) {
+      LOG.info(
+          "key '{}' recovered: refreshed from source '{}' after {} failed attempts",
+          registration.key(),
+          registration.source(),
+          result.clearedFailures());
+    }
+    LOG.debug(
+        "refreshed key '{}' from source '{}' in {} ms; next refresh at {}",
+        registration.key(),
+        registration.source(),
+        took.toMillis(),
+        next);
+    return new Refreshed(computedAt, took, expiresAt, next, fence);
+  }
+
+  private RefreshOutcome failed(
+      Registration registration, Fence fence, String kind, String error, Instant started) {
+    Instant now = clock.instant();
+    Duration took = Duration.between(started, now);
+    int failures;
+    try {
+      failures =
+          store.recordFailure(
+              registration.key(),
+              fence,
+              kind,
+              error,
+              now,
+              registration.ttl().plus(settings.staleGrace()));
+    } catch (CacheUnavailableException e) {
+      failures = 1;
+    }
+    if (failures == 0) {
+      // A newer refresh already succeeded: this failure is history, not news.
+      return new Skipped(Skipped.Reason.FENCED_OUT);
+    }
+    Instant retryAt = now.plus(planner.retryDelay(failures));
+    rescheduler.reschedule(registration.key(), retryAt);
+    logFailure(registration, kind, error, failures, retryAt);
+    return new Failed(kind, error, took, failures, retryAt);
+  }
+
+  private RefreshOutcome failedWithoutLock(Registration registration, CacheUnavailableException e) {
+    Instant retryAt = clock.instant().plus(planner.retryDelay(1));
+    rescheduler.reschedule(registration.key(), retryAt);
+    LOG.warn(
+        "refresh of key '{}' could not take its lock, Redis unavailable ({}); old value kept, retry at {}",
+        registration.key(),
+        e.getMessage(),
+        retryAt);
+    return new Failed("REDIS", e.getMessage(), Duration.ZERO, 1, retryAt);
+  }
+
+  private static void logFailure(
+      Registration registration, String kind, String error, int failures, Instant retryAt) {
+    if (failures == 1) {
+      LOG.warn(
+          "refresh of key '{}' from source '{}' failed ({}): {}; old value kept, retry at {}",
+          registration.key(),
+          registration.source(),
+          kind,
+          error,
+          retryAt);
+    } else {
+      LOG.debug(
+          "refresh of key '{}' failed again ({} in a row, {}): {}; retry at {}",
+          registration.key(),
+          failures,
+          kind,
+          error,
+          retryAt);
+    }
+  }
+}

@@ -1,0 +1,35 @@
+package io.refresher.registry;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where registrations live (PostgreSQL in production). Every method throws {@link
+ * RegistryUnavailableException} when the store cannot be reached.
+ */
+public interface RegistrationRepository {
+
+  /**
+   * Inserts or replaces. A replacement keeps the original {@code createdAt}; the returned
+   * registration is the stored one.
+   */
+  Registry.Registered upsert(Registration registration);
+
+  Optional<Registration> find(String key);
+
+  /** The registrations of the given keys that exist, by key. One query, for a whole batch. */
+  Map<String, Registration> findAll(Collection<String> keys);
+
+  /** Up to {@code limit} registrations in key order (byte order), after {@code after}, with a prefix. */
+  List<Registration> page(String prefix, String after, int limit);
+
+  /** Returns true when a registration was deleted. */
+  boolean delete(String key);
+
+  /** Up to {@code limit} keys after {@code after} in key order; for sweeping all registrations. */
+  List<String> keysAfter(String after, int limit);
+
+  long count();
+}

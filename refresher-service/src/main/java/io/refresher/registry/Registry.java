@@ -1,0 +1,50 @@
+package io.refresher.registry;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+
+/** Registers, reads, lists and removes keys, after validating every request. */
+public final class Registry {
+
+  /** Largest page a listing returns. */
+  public static final int MAX_PAGE = 1000;
+
+  private final RegistrationRepository repository;
+  private final RegistrationValidator validator;
+  private final InstantSource clock;
+
+  public Registry(RegistrationRepository repository, RegistrationValidator validator, InstantSource clock) {
+    this.repository = repository;
+    this.validator = validator;
+    this.clock = clock;
+  }
+
+  /** The outcome of {@link #register}: the stored registration and whether the key was new. */
+  public record Registered(Registration registration, boolean created) {}
+
+  public Registered register(String key, String source, Map<String, Object> params, Duration ttl) {
+    Map<String, Object> checked = validator.validate(key, source, params, ttl);
+    Instant now = clock.instant();
+    return repository.upsert(new Registration(key, source, checked, ttl, now, now));
+  }
+
+  public Registration get(String key) {
+    return repository.find(key).orElseThrow(() -> new KeyNotFoundException(key));
+  }
+
+  public List<Registration> page(String prefix, String after, int limit) {
+    if (limit < 1 || limit > MAX_PAGE) {
+      throw new InvalidRegistrationException("limit", "must be between 1 and " + MAX_PAGE);
+    }
+    return repository.page(prefix == null ? "" : prefix, after == null ? "" : after, limit);
+  }
+
+  public void delete(String key) {
+    if (!repository.delete(key)) {
+      throw new KeyNotFoundException(key);
+    }
+  }
+}

@@ -1,0 +1,136 @@
+package io.refresher.scheduling;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.quartz.Job;
+import org.quartz.JobBuilder;
+import org.quartz.JobDetail;
+import org.quartz.JobKey;
+import org.quartz.Scheduler;
+import org.quartz.SchedulerException;
+import org.quartz.SimpleScheduleBuilder;
+import org.quartz.Trigger;
+import org.quartz.TriggerBuilder;
+import org.quartz.TriggerKey;
+import org.quartz.impl.SchedulerRepository;
+import org.quartz.impl.StdSchedulerFactory;
+import org.quartz.simpl.SimpleJobFactory;
+import org.quartz.spi.JobFactory;
+import org.quartz.spi.TriggerFiredBundle;
+import org.quartz.utils.DBConnectionManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Quartz scheduler, clustered on PostgreSQL, that runs the service's few cluster-wide periodic
+ * jobs. Refreshes themselves do not go through Quartz triggers (see {@code docs/architecture.md}):
+ * one trigger per key serialises on the job store's row lock at a few hundred firings per second.
+ *
+ * <p>Settings that matter, from Quartz's issue tracker: {@code PostgreSQLDelegate} (without it jobs
+ * silently never fire), {@code isClustered=true} (else every replica fires every trigger), {@code
+ * acquireTriggersWithinLock=true} (else triggers can fire twice), stable job keys, and a graceful
+ * {@code shutdown(true)}.
+ */
+public final class QuartzManager {
+
+  private static final Logger LOG = LoggerFactory.getLogger(QuartzManager.class);
+  private static final String GROUP = "refresher";
+
+  private final Scheduler scheduler;
+  private final Map<Class<? extends Job>, Job> jobs;
+
+  public QuartzManager(String schedulerName, DataSource dataSource, int threads, Map<Class<? extends Job>, Job> jobs)
+      throws SchedulerException {
+    this.jobs = Map.copyOf(jobs);
+    // Quartz looks data sources up by name in a JVM-wide registry; a unique name per instance keeps
+    // several services in one JVM (tests) from sharing one pool.
+    String dataSourceName = "refresher-" + UUID.randomUUID();
+    DBConnectionManager.getInstance()
+        .addConnectionProvider(dataSourceName, new HikariConnectionProvider(dataSource));
+    Properties properties = new Properties();
+    properties.setProperty("org.quartz.scheduler.instanceName", schedulerName);
+    properties.setProperty("org.quartz.scheduler.instanceId", "AUTO");
+    properties.setProperty("org.quartz.scheduler.skipUpdateCheck", "true");
+    properties.setProperty("org.quartz.threadPool.threadCount", Integer.toString(threads));
+    properties.setProperty("org.quartz.threadPool.threadNamePrefix", "quartz-worker");
+    properties.setProperty("org.quartz.jobStore.class", "org.quartz.impl.jdbcjobstore.JobStoreTX");
+    properties.setProperty(
+        "org.quartz.jobStore.driverDelegateClass", "org.quartz.impl.jdbcjobstore.PostgreSQLDelegate");
+    properties.setProperty("org.quartz.jobStore.dataSource", dataSourceName);
+    properties.setProperty("org.quartz.jobStore.tablePrefix", "QRTZ_");
+    properties.setProperty("org.quartz.jobStore.isClustered", "true");
+    properties.setProperty("org.quartz.jobStore.clusterCheckinInterval", "5000");
+    properties.setProperty("org.quartz.jobStore.acquireTriggersWithinLock", "true");
+    properties.setProperty("org.quartz.jobStore.misfireThreshold", "30000");
+    StdSchedulerFactory factory = new StdSchedulerFactory(properties);
+    this.scheduler = factory.getScheduler();
+    // The JVM-wide repository would hand this scheduler to the next service started in the same
+    // JVM under the same name; each service owns its own.
+    SchedulerRepository.getInstance().remove(schedulerName);
+    scheduler.setJobFactory(new InstanceJobFactory(this.jobs));
+  }
+
+  /** Schedules a job to run every {@code interval} cluster-wide, replacing an older schedule. */
+  public void every(String name, Class<? extends Job> type, Duration interval, Duration firstDelay)
+      throws SchedulerException {
+    JobDetail job = JobBuilder.newJob(type).withIdentity(name, GROUP).storeDurably().build();
+    Trigger trigger =
+        TriggerBuilder.newTrigger()
+            .withIdentity(name, GROUP)
+            .forJob(job)
+            .startAt(new java.util.Date(System.currentTimeMillis() + firstDelay.toMillis()))
+            .withSchedule(
+                SimpleScheduleBuilder.simpleSchedule()
+                    .withIntervalInMilliseconds(interval.toMillis())
+                    .repeatForever()
+                    .withMisfireHandlingInstructionNextWithRemainingCount())
+            .build();
+    scheduler.addJob(job, true);
+    TriggerKey key = trigger.getKey();
+    if (scheduler.checkExists(key)) {
+      scheduler.rescheduleJob(key, trigger);
+    } else {
+      scheduler.scheduleJob(trigger);
+    }
+  }
+
+  public void triggerNow(String name) throws SchedulerException {
+    scheduler.triggerJob(new JobKey(name, GROUP));
+  }
+
+  public void start() throws SchedulerException {
+    scheduler.start();
+    LOG.info("Quartz scheduler '{}' started, clustered on PostgreSQL", scheduler.getSchedulerName());
+  }
+
+  public void stop() throws SchedulerException {
+    scheduler.shutdown(true);
+  }
+
+  public boolean isRunning() {
+    try {
+      return scheduler.isStarted() && !scheduler.isShutdown() && !scheduler.isInStandbyMode();
+    } catch (SchedulerException e) {
+      return false;
+    }
+  }
+
+  /** Builds jobs from the instances the service wired, falling back to Quartz's default. */
+  private static final class InstanceJobFactory implements JobFactory {
+    private final Map<Class<? extends Job>, Job> jobs;
+    private final SimpleJobFactory fallback = new SimpleJobFactory();
+
+    InstanceJobFactory(Map<Class<? extends Job>, Job> jobs) {
+      this.jobs = jobs;
+    }
+
+    @Override
+    public Job newJob(TriggerFiredBundle bundle, Scheduler scheduler) throws SchedulerException {
+      Job job = jobs.get(bundle.getJobDetail().getJobClass());
+      return job != null ? job : fallback.newJob(bundle, scheduler);
+    }
+  }
+}
