@@ -93,7 +93,8 @@ public final class ServiceWiring {
     DispatchSettings dispatch = config.getScheduler().build();
     RefreshSettings refreshSettings = config.getRefresh().build();
 
-    HikariDataSource registryPool = config.getDatabase().build("refresher-registry", false, config.getDatabase().getMaxPoolSize());
+    HikariDataSource registryPool = config.getDatabase()
+            .build("refresher-registry", false, config.getDatabase().getMaxPoolSize(), SchemaMigrator.SCHEMA);
     environment.lifecycle().manage(closing(registryPool::close));
     new SchemaMigrator(registryPool).migrate();
     Jdbi registryJdbi = Jdbi.create(registryPool);

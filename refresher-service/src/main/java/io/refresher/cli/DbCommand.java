@@ -23,7 +23,7 @@ public final class DbCommand extends ConfiguredCommand<RefresherConfiguration> {
 
   @Override
   protected void run(Bootstrap<RefresherConfiguration> bootstrap, Namespace namespace, RefresherConfiguration config) {
-    try (HikariDataSource dataSource = config.getDatabase().build("migrate", false, 2)) {
+    try (HikariDataSource dataSource = config.getDatabase().build("migrate", false, 2, SchemaMigrator.SCHEMA)) {
       int applied = new SchemaMigrator(dataSource).migrate();
       System.out.println("Applied " + applied + " migrations.");
     }

@@ -104,6 +104,14 @@ public class DatabaseFactory {
    * ({@code readOnlyMode=always}), so a source's SQL cannot write even if it tries.
    */
   public HikariDataSource build(String poolName, boolean readOnly, int poolSize) {
+    return build(poolName, readOnly, poolSize, null);
+  }
+
+  /**
+   * Builds a pool whose sessions look up unqualified names in {@code schema} first (the service's
+   * own tables), then in {@code public}.
+   */
+  public HikariDataSource build(String poolName, boolean readOnly, int poolSize, String schema) {
     HikariConfig hikari = new HikariConfig();
     hikari.setPoolName(poolName);
     hikari.setJdbcUrl(url);
@@ -116,6 +124,9 @@ public class DatabaseFactory {
     hikari.setInitializationFailTimeout(-1);
     hikari.setReadOnly(readOnly);
     properties.forEach(hikari::addDataSourceProperty);
+    if (schema != null) {
+      hikari.addDataSourceProperty("currentSchema", schema + ",public");
+    }
     if (readOnly && url.startsWith("jdbc:postgresql:")) {
       hikari.addDataSourceProperty("readOnlyMode", "always");
     }

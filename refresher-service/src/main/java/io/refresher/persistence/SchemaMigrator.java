@@ -7,11 +7,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies the versioned SQL migrations of {@code db-migrations/} (shipped in the jar under {@code
+ * Applies, in the service's own schema {@value #SCHEMA}, the versioned SQL migrations of {@code db-migrations/} (shipped in the jar under {@code
  * db/migration}) and validates the schema against them: the service never runs on a schema it does
  * not know.
  */
 public final class SchemaMigrator {
+
+  /**
+   * The service keeps its tables in a schema of its own, so it can share a database with the data
+   * its sources read (the default datasource is the service's database) without name clashes.
+   */
+  public static final String SCHEMA = "refresher";
 
   private static final Logger LOG = LoggerFactory.getLogger(SchemaMigrator.class);
 
@@ -21,6 +27,8 @@ public final class SchemaMigrator {
     this.flyway =
         Flyway.configure()
             .dataSource(dataSource)
+            .schemas(SCHEMA)
+            .createSchemas(true)
             .locations("classpath:db/migration")
             .table("refresher_schema_history")
             .validateMigrationNaming(true)

@@ -1,0 +1,117 @@
+package io.refresher.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
+import io.refresher.config.RefresherConfiguration;
+import io.refresher.testing.TestApp;
+import jakarta.ws.rs.core.Response;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The product's promise, end to end on real Redis and PostgreSQL: a registered key never goes
+ * missing while readers hammer it, and the database sees one query per refresh cycle, not one per
+ * reader.
+ *
+ * <p>The stale grace is zero here, so the physical TTL equals the logical one: only on-time
+ * refreshes keep the key present.
+ */
+@ExtendWith(DropwizardExtensionsSupport.class)
+class KeepFreshIT {
+
+  private static final Duration TTL = Duration.ofSeconds(2);
+  private static final Duration TTR = Duration.ofMillis(500);
+  private static final TestApp APP =
+      TestApp.create("keep_fresh", List.of(), "refresh.staleGrace", "0s", "refresh.jitter", "0");
+  static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
+
+  @AfterAll
+  static void close() {
+    APP.close();
+  }
+
+  @Test
+  void registeredKey_hammeredByReadersForThreeTtls_neverAbsentAndSourceRunsOncePerCycle() throws Exception {
+    String key = "hot:counted";
+    try (Response response = APP.putKey(key, "{\"source\":\"counted\",\"params\":{},\"ttl\":\"PT2S\"}")) {
+      assertThat(response.getStatus()).isEqualTo(201);
+    }
+    assertThat(APP.get(key)).startsWith("counted-");
+    long executionsAtStart = APP.database().executionsOf("counted_source");
+
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong reads = new AtomicLong();
+    AtomicLong readerMisses = new AtomicLong();
+    int readers = 4;
+    CountDownLatch readersDone = new CountDownLatch(readers);
+    var readerPool = Executors.newFixedThreadPool(readers);
+    for (int i = 0; i < readers; i++) {
+      readerPool.execute(
+          () -> {
+            try {
+              while (!stop.get()) {
+                if (APP.get(key) == null) {
+                  readerMisses.incrementAndGet();
+                }
+                reads.incrementAndGet();
+              }
+            } finally {
+              readersDone.countDown();
+            }
+          });
+    }
+
+    // A poller samples the key every 20 ms for three TTLs and records every value it sees.
+    Set<String> values = ConcurrentHashMap.newKeySet();
+    AtomicLong polls = new AtomicLong();
+    AtomicLong absent = new AtomicLong();
+    ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor();
+    long started = System.nanoTime();
+    poller.scheduleAtFixedRate(
+        () -> {
+          String value = APP.get(key);
+          polls.incrementAndGet();
+          if (value == null) {
+            absent.incrementAndGet();
+          } else {
+            values.add(value);
+          }
+        },
+        0,
+        20,
+        TimeUnit.MILLISECONDS);
+    boolean terminated = poller.awaitTermination(TTL.multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS);
+    poller.shutdown();
+    assertThat(poller.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+    long elapsedMillis = (System.nanoTime() - started) / 1_000_000;
+    stop.set(true);
+    assertThat(readersDone.await(10, TimeUnit.SECONDS)).isTrue();
+    readerPool.shutdown();
+
+    long executions = APP.database().executionsOf("counted_source") - executionsAtStart;
+    long cycles = elapsedMillis / TTL.minus(TTR).toMillis();
+
+    assertThat(terminated).as("poller ran for the whole window").isFalse();
+    assertThat(polls.get()).as("polls every 20 ms over three TTLs").isGreaterThan(150);
+    assertThat(absent.get()).as("polls that found the key absent").isZero();
+    assertThat(readerMisses.get()).as("reads that found the key absent").isZero();
+    assertThat(values.size()).as("distinct values seen: the key was really refreshed").isGreaterThanOrEqualTo(3);
+    assertThat(executions)
+        .as("source executions over %d ms (%d refresh cycles) while serving %d reads", elapsedMillis, cycles, reads.get())
+        .isBetween(cycles - 1, cycles + 1);
+    assertThat(reads.get()).as("reads served").isGreaterThan(100 * executions);
+  }
+}

@@ -1,0 +1,141 @@
+package io.refresher.testing;
+
+import io.dropwizard.testing.ConfigOverride;
+import io.dropwizard.testing.ResourceHelpers;
+import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import io.refresher.RefresherApplication;
+import io.refresher.ServiceWiring;
+import io.refresher.config.RefresherConfiguration;
+import jakarta.ws.rs.client.Entity;
+import jakarta.ws.rs.client.Invocation;
+import jakarta.ws.rs.client.WebTarget;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.config.Config;
+
+/**
+ * The real service, started by {@link DropwizardAppExtension} from {@code config-test.yml}, wired to
+ * a real Redis and a real PostgreSQL database of its own, with helpers to call the admin API and to
+ * read Redis the way an application would.
+ */
+public final class TestApp {
+
+  public static final String TOKEN = "test-admin-token-0123456789";
+
+  private final TestDatabase database;
+  private final TestRedis redis;
+  private final DropwizardAppExtension<RefresherConfiguration> extension;
+  private RedissonClient reader;
+
+  private TestApp(TestDatabase database, TestRedis redis, DropwizardAppExtension<RefresherConfiguration> extension) {
+    this.database = database;
+    this.redis = redis;
+    this.extension = extension;
+  }
+
+  /**
+   * Builds the extension on fresh servers. {@code setUpSql} runs on the database first (test
+   * tables the sources read). Extra overrides are {@code "path", "value"} pairs.
+   */
+  public static TestApp create(String name, List<String> setUpSql, String... overrides) {
+    TestDatabase database = RealServers.newDatabase(name);
+    database.execute(setUpSql.toArray(String[]::new));
+    TestRedis redis = RealServers.newRedis();
+    List<ConfigOverride> configOverrides = new ArrayList<>();
+    configOverrides.add(ConfigOverride.config("redis.url", redis.url()));
+    configOverrides.add(ConfigOverride.config("database.url", database.url()));
+    configOverrides.add(ConfigOverride.config("database.user", database.user()));
+    configOverrides.add(ConfigOverride.config("database.password", database.password()));
+    configOverrides.add(ConfigOverride.config("admin.token", TOKEN));
+    configOverrides.add(ConfigOverride.config("scheduler.quartzName", "refresher-" + name));
+    for (int i = 0; i + 1 < overrides.length; i += 2) {
+      configOverrides.add(ConfigOverride.config(overrides[i], overrides[i + 1]));
+    }
+    DropwizardAppExtension<RefresherConfiguration> extension =
+        new DropwizardAppExtension<>(
+            RefresherApplication.class,
+            ResourceHelpers.resourceFilePath("config-test.yml"),
+            configOverrides.toArray(ConfigOverride[]::new));
+    return new TestApp(database, redis, extension);
+  }
+
+  public DropwizardAppExtension<RefresherConfiguration> extension() {
+    return extension;
+  }
+
+  public TestDatabase database() {
+    return database;
+  }
+
+  public TestRedis redis() {
+    return redis;
+  }
+
+  public ServiceWiring.Parts parts() {
+    return ((RefresherApplication) extension.getApplication()).parts();
+  }
+
+  /** A Redis client that reads like an application: plain strings, no Redisson codec. */
+  public synchronized RedissonClient reader() {
+    if (reader == null) {
+      Config config = new Config();
+      config.setCodec(StringCodec.INSTANCE);
+      config.useSingleServer().setAddress(redis.url()).setConnectionPoolSize(16).setConnectionMinimumIdleSize(4);
+      reader = Redisson.create(config);
+    }
+    return reader;
+  }
+
+  public String get(String key) {
+    return reader().<String>getBucket(key, StringCodec.INSTANCE).get();
+  }
+
+  public Map<String, String> meta(String key) {
+    return reader().<String, String>getMap(io.refresher.cache.CacheKeys.metaKey(key), StringCodec.INSTANCE).readAllMap();
+  }
+
+  /** Percent-encodes a key as one path segment (slashes included). */
+  public static String pathOf(String key) {
+    return URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+
+  public WebTarget api(String path) {
+    return extension.client().target("http://localhost:" + extension.getLocalPort()).path(path);
+  }
+
+  public Invocation.Builder authorized(WebTarget target) {
+    return target.request(MediaType.APPLICATION_JSON).header("Authorization", "Bearer " + TOKEN);
+  }
+
+  public Response putKey(String key, String json) {
+    return authorized(api("/v1/keys/" + pathOf(key))).put(Entity.json(json));
+  }
+
+  public Response getKey(String key) {
+    return authorized(api("/v1/keys/" + pathOf(key))).get();
+  }
+
+  public Response refreshKey(String key) {
+    return authorized(api("/v1/keys/" + pathOf(key) + "/refresh")).post(Entity.json(""));
+  }
+
+  public Response deleteKey(String key, boolean evict) {
+    return authorized(api("/v1/keys/" + pathOf(key)).queryParam("evict", evict)).delete();
+  }
+
+  /** Stops the reader client and the Redis of this test class. */
+  public void close() {
+    if (reader != null) {
+      reader.shutdown();
+    }
+    redis.close();
+  }
+}
