@@ -101,9 +101,13 @@ public final class RefreshDispatcher {
     }
     dispatcherThread.shutdown();
     dispatcherThread.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS);
-    workers.shutdownNow();
+    // Delayed (not yet started) refreshes are dropped by shutdown() and given back to the index;
+    // running ones finish within the grace, so no value write is cut off half-way.
+    workers.shutdown();
     int givenBack = giveBack();
-    workers.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS);
+    if (!workers.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+      workers.shutdownNow();
+    }
     try {
       reschedules.flush();
     } catch (CacheUnavailableException e) {
