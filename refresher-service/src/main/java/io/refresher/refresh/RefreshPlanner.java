@@ -41,12 +41,15 @@ public final class RefreshPlanner {
 
   /** Delay before retry number {@code consecutiveFailures} (1 for the first failure). */
   public Duration retryDelay(int consecutiveFailures) {
-    int exponent = Math.max(0, Math.min(consecutiveFailures - 1, 30));
+    int exponent = Math.max(0, Math.min(consecutiveFailures - 1, 62));
     long base = settings.retryBase().toMillis();
-    long ceiling = Math.min(settings.retryMax().toMillis(), base << exponent);
-    if (base << exponent <= 0) {
-      ceiling = settings.retryMax().toMillis();
+    long max = settings.retryMax().toMillis();
+    // Doubling stops at the cap, so no shift can overflow whatever the configured base.
+    long ceiling = base;
+    for (int i = 0; i < exponent && ceiling < max; i++) {
+      ceiling *= 2;
     }
+    ceiling = Math.min(ceiling, max);
     long half = ceiling / 2;
     return Duration.ofMillis(half + random.nextLong(ceiling - half + 1));
   }

@@ -85,9 +85,10 @@ public final class Refresher {
       return new Skipped(Skipped.Reason.LOCKED);
     }
     KeyLocks.HeldLock held = lock.get();
-    Fence fence = new Fence(epochs.currentEpoch(), held.token());
     Instant started = clock.instant();
+    Fence fence = new Fence(0, held.token());
     try {
+      fence = new Fence(epochs.currentEpoch(), held.token());
       String value = loader.load(registration);
       Duration took = Duration.between(started, clock.instant());
       long bytes = value.getBytes(StandardCharsets.UTF_8).length;

@@ -42,7 +42,8 @@ public final class RescheduleBuffer implements Rescheduler {
     for (Map.Entry<String, Long> entry : pending.entrySet()) {
       batch.put(entry.getKey(), entry.getValue());
     }
-    batch.forEach(pending::remove);
+    // Remove only the entries that were copied: a newer time put meanwhile stays for the next flush.
+    batch.forEach((key, at) -> pending.remove(key, at));
     try {
       index.reschedule(batch);
     } catch (CacheUnavailableException e) {

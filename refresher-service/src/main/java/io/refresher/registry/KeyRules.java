@@ -27,8 +27,10 @@ public final class KeyRules {
     }
     for (int i = 0; i < key.length(); i++) {
       char c = key.charAt(i);
-      if (c < 0x20 || c == 0x7f) {
-        return Optional.of("must not contain control characters");
+      if (Character.getType(c) == Character.CONTROL
+          || c == '\u2028'
+          || c == '\u2029') {
+        return Optional.of("must not contain control characters or line separators");
       }
       if (Character.isSurrogate(c)
           && !(Character.isHighSurrogate(c)

@@ -83,8 +83,7 @@ public final class RegistrationValidator {
         continue;
       }
       try {
-        declared.getValue().convert(value);
-        converted.put(name, value);
+        converted.put(name, declared.getValue().convert(value));
       } catch (IllegalArgumentException e) {
         errors.add(new FieldError("params." + name, e.getMessage()));
       }

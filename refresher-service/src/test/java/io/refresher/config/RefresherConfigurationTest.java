@@ -1,0 +1,365 @@
+package io.refresher.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.dropwizard.configuration.ConfigurationException;
+import io.dropwizard.configuration.ConfigurationValidationException;
+import io.dropwizard.configuration.FileConfigurationSourceProvider;
+import io.dropwizard.configuration.SubstitutingSourceProvider;
+import io.dropwizard.configuration.YamlConfigurationFactory;
+import io.dropwizard.jackson.Jackson;
+import io.dropwizard.jersey.validation.Validators;
+import io.dropwizard.util.DataSize;
+import io.dropwizard.util.Duration;
+import io.refresher.refresh.DispatchSettings;
+import io.refresher.refresh.RefreshSettings;
+import io.refresher.source.ParamType;
+import io.refresher.source.ResultShape;
+import io.refresher.source.SourceDefinition;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.commons.text.StringSubstitutor;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RefresherConfigurationTest {
+
+  private static final String DATABASE =
+      """
+      database:
+        url: jdbc:postgresql://localhost:5432/refresher
+        user: refresher
+        password: secret
+      """;
+
+  private static final String ADMIN =
+      """
+      admin:
+        token: 0123456789abcdef
+      """;
+
+  private final YamlConfigurationFactory<RefresherConfiguration> factory =
+      new YamlConfigurationFactory<>(
+          RefresherConfiguration.class, Validators.newValidator(), Jackson.newObjectMapper(), "dw");
+
+  @TempDir Path dir;
+
+  @Test
+  void build_minimalFile_hasDocumentedDefaults() throws Exception {
+    RefresherConfiguration config = load(DATABASE + ADMIN);
+
+    RedisFactory redis = config.getRedis();
+    assertThat(redis.getUrl()).isEqualTo("redis://127.0.0.1:6379");
+    assertThat(redis.getTimeout()).isEqualTo(Duration.seconds(3));
+    assertThat(redis.getConnectTimeout()).isEqualTo(Duration.seconds(5));
+    assertThat(redis.getConnectionPoolSize()).isEqualTo(64);
+
+    DatabaseFactory database = config.getDatabase();
+    assertThat(database.getUrl()).isEqualTo("jdbc:postgresql://localhost:5432/refresher");
+    assertThat(database.getMaxPoolSize()).isEqualTo(10);
+    assertThat(database.getConnectionTimeout()).isEqualTo(Duration.seconds(5));
+    assertThat(database.getProperties()).isEmpty();
+
+    assertThat(config.getDatasources()).isEmpty();
+    assertThat(config.getSources()).isEmpty();
+
+    RefreshFactory refresh = config.getRefresh();
+    assertThat(refresh.getTtr()).isEqualTo(Duration.seconds(5));
+    assertThat(refresh.getMaxTtrFraction()).isEqualTo(0.5);
+    assertThat(refresh.getLockLease()).isEqualTo(Duration.seconds(30));
+    assertThat(refresh.getStaleGrace()).isEqualTo(Duration.minutes(5));
+    assertThat(refresh.getJitter()).isEqualTo(0.1);
+    assertThat(refresh.getRetryBase()).isEqualTo(Duration.milliseconds(500));
+    assertThat(refresh.getRetryMax()).isEqualTo(Duration.minutes(1));
+    assertThat(refresh.getMaxValueSize()).isEqualTo(DataSize.mebibytes(1));
+    assertThat(refresh.build())
+        .isEqualTo(
+            new RefreshSettings(
+                java.time.Duration.ofSeconds(5),
+                0.5,
+                java.time.Duration.ofSeconds(30),
+                java.time.Duration.ofMinutes(5),
+                0.1,
+                java.time.Duration.ofMillis(500),
+                java.time.Duration.ofMinutes(1),
+                1024 * 1024));
+
+    SchedulerFactory scheduler = config.getScheduler();
+    assertThat(scheduler.getWorkers()).isEqualTo(16);
+    assertThat(scheduler.getMaxInFlight()).isEqualTo(5000);
+    assertThat(scheduler.getClaimBatch()).isEqualTo(500);
+    assertThat(scheduler.getDueShards()).isEqualTo(4);
+    assertThat(scheduler.getPollInterval()).isEqualTo(Duration.milliseconds(50));
+    assertThat(scheduler.getLookahead()).isEqualTo(Duration.milliseconds(250));
+    assertThat(scheduler.getClaimLease()).isEqualTo(Duration.seconds(30));
+    assertThat(scheduler.getReconcileInterval()).isEqualTo(Duration.minutes(5));
+    assertThat(scheduler.getEpochCheckInterval()).isEqualTo(Duration.seconds(1));
+    assertThat(scheduler.getQuartzName()).isEqualTo("refresher");
+    assertThat(scheduler.getQuartzThreads()).isEqualTo(2);
+    assertThat(scheduler.build())
+        .isEqualTo(
+            new DispatchSettings(
+                16,
+                5000,
+                500,
+                java.time.Duration.ofMillis(50),
+                java.time.Duration.ofMillis(250),
+                java.time.Duration.ofSeconds(30)));
+
+    assertThat(config.getAdmin().getToken()).isEqualTo("0123456789abcdef");
+  }
+
+  @Test
+  void build_sourceWithOnlySql_hasDocumentedSourceDefaults() throws Exception {
+    RefresherConfiguration config =
+        load(
+            DATABASE
+                + ADMIN
+                + """
+                sources:
+                  server-time:
+                    sql: SELECT now()
+                """);
+
+    SourceFactory source = config.getSources().get("server-time");
+    assertThat(source.getDatasource()).isEqualTo("default");
+    assertThat(source.getParams()).isEmpty();
+    assertThat(source.getResult()).isEqualTo(ResultShape.ROWS);
+    assertThat(source.getTimeout()).isEqualTo(Duration.seconds(5));
+  }
+
+  @Test
+  void build_fullSource_mapsEveryField() throws Exception {
+    RefresherConfiguration config =
+        load(
+            DATABASE
+                + ADMIN
+                + """
+                datasources:
+                  catalog:
+                    url: jdbc:postgresql://catalog-db:5432/catalog
+                    user: reader
+                    maxPoolSize: 16
+                sources:
+                  product-by-id:
+                    datasource: catalog
+                    sql: SELECT id, name FROM product WHERE id = :id AND active = :active
+                    params: { id: long, active: boolean }
+                    result: row
+                    timeout: 2s
+                """);
+
+    assertThat(config.getDatasources().get("catalog").getMaxPoolSize()).isEqualTo(16);
+    assertThat(config.getSources().get("product-by-id").build("product-by-id"))
+        .isEqualTo(
+            new SourceDefinition(
+                "product-by-id",
+                "catalog",
+                "SELECT id, name FROM product WHERE id = :id AND active = :active",
+                Map.of("id", ParamType.LONG, "active", ParamType.BOOLEAN),
+                ResultShape.ROW,
+                java.time.Duration.ofSeconds(2)));
+  }
+
+  @Test
+  void build_shippedConfigWithLiteralValues_isValid() throws Exception {
+    // The config.yml at the repository root, with its variables given literal values here rather
+    // than read from the environment.
+    Path shipped = Path.of("..", "config.yml").toAbsolutePath().normalize();
+    assertThat(shipped).exists();
+    StringSubstitutor literals =
+        new StringSubstitutor(
+            Map.of(
+                "REFRESHER_DB_URL", "jdbc:postgresql://localhost:5432/refresher",
+                "REFRESHER_DB_USER", "refresher",
+                "REFRESHER_DB_PASSWORD", "secret",
+                "REFRESHER_ADMIN_TOKEN", "0123456789abcdef0123"));
+    literals.setEnableUndefinedVariableException(true);
+
+    RefresherConfiguration config =
+        factory.build(
+            new SubstitutingSourceProvider(new FileConfigurationSourceProvider(), literals), shipped.toString());
+
+    assertThat(config.getRedis().getUrl()).isEqualTo("redis://127.0.0.1:6379");
+    assertThat(config.getDatabase().getUrl()).isEqualTo("jdbc:postgresql://localhost:5432/refresher");
+    assertThat(config.getSources()).containsKey("server-time");
+    assertThat(config.getSources().get("server-time").getResult()).isEqualTo(ResultShape.SCALAR);
+  }
+
+  @Test
+  void build_paramsNotMatchingSql_failsNamingSourceParams() throws Exception {
+    String message =
+        failure(
+            DATABASE
+                + ADMIN
+                + """
+                sources:
+                  product-by-id:
+                    sql: SELECT * FROM product WHERE id = :id
+                    params: { sku: string }
+                """);
+
+    assertThat(message)
+        .contains("sources.product-by-id.params")
+        .contains("sql uses [id], params declares [sku]");
+  }
+
+  @Test
+  void build_sqlParamUndeclared_failsNamingSourceParams() throws Exception {
+    String message =
+        failure(
+            DATABASE
+                + ADMIN
+                + """
+                sources:
+                  search:
+                    sql: SELECT * FROM product WHERE name LIKE :q LIMIT :limit
+                    params: { q: string }
+                """);
+
+    assertThat(message).contains("sources.search.params").contains("sql uses [limit, q], params declares [q]");
+  }
+
+  @Test
+  void build_unknownDatasource_failsNamingSourceDatasource() throws Exception {
+    String message =
+        failure(
+            DATABASE
+                + ADMIN
+                + """
+                sources:
+                  product-by-id:
+                    datasource: catalog
+                    sql: SELECT * FROM product WHERE id = :id
+                    params: { id: long }
+                """);
+
+    assertThat(message).contains("sources.product-by-id.datasource").contains("must be 'default' or one of []");
+    assertThat(message).doesNotContain("sources.product-by-id.params");
+  }
+
+  @Test
+  void build_positionalParameters_failsNamingSourceSql() throws Exception {
+    String message =
+        failure(
+            DATABASE
+                + ADMIN
+                + """
+                sources:
+                  product-by-id:
+                    sql: SELECT * FROM product WHERE id = ?
+                """);
+
+    assertThat(message).contains("sources.product-by-id.sql").contains("must use :named parameters");
+  }
+
+  @Test
+  void build_invalidSourceName_failsNamingSource() throws Exception {
+    String message =
+        failure(
+            DATABASE
+                + ADMIN
+                + """
+                sources:
+                  Product_By_Id:
+                    sql: SELECT 1
+                """);
+
+    assertThat(message).contains("sources.Product_By_Id name must match");
+  }
+
+  @Test
+  void build_datasourceNamedDefault_failsAsReserved() throws Exception {
+    String message =
+        failure(
+            DATABASE
+                + ADMIN
+                + """
+                datasources:
+                  default:
+                    url: jdbc:postgresql://other:5432/db
+                """);
+
+    assertThat(message).contains("datasources.default is reserved");
+  }
+
+  @Test
+  void build_shortAdminToken_failsNamingAdminToken() throws Exception {
+    String message =
+        failure(
+            DATABASE
+                + """
+                admin:
+                  token: too-short
+                """);
+
+    assertThat(message).contains("admin.token").contains("must be at least 16 characters");
+  }
+
+  @Test
+  void build_missingAdminToken_failsNamingAdminToken() throws Exception {
+    String message = failure(DATABASE);
+
+    assertThat(message).contains("admin.token");
+  }
+
+  @Test
+  void build_malformedRedisUrl_fails() throws Exception {
+    for (String url : new String[] {"http://localhost:6379", "redis://", "redis://host:6379/not-a-db", "not a url"}) {
+      String message = failure(DATABASE + ADMIN + "redis:\n  url: \"" + url + "\"\n");
+
+      assertThat(message).as(url).contains("url must look like redis://");
+    }
+  }
+
+  @Test
+  void build_wellFormedRedisUrls_areAccepted() throws Exception {
+    for (String url :
+        new String[] {"redis://localhost", "redis://:pw@redis:6380/2", "rediss://user:p%40ss@cache.example.com:6380"}) {
+      RefresherConfiguration config = load(DATABASE + ADMIN + "redis:\n  url: \"" + url + "\"\n");
+
+      assertThat(config.getRedis().isUrlValid()).as(url).isTrue();
+    }
+  }
+
+  @Test
+  void build_retryMaxBelowRetryBase_fails() throws Exception {
+    String message =
+        failure(
+            DATABASE
+                + ADMIN
+                + """
+                refresh:
+                  retryBase: 10s
+                  retryMax: 1s
+                """);
+
+    assertThat(message).contains("retryMax must not be shorter than retryBase");
+  }
+
+  @Test
+  void build_missingDatabase_failsNamingDatabase() throws Exception {
+    String message = failure(ADMIN);
+
+    assertThat(message).contains("database");
+  }
+
+  private RefresherConfiguration load(String yaml) throws IOException, ConfigurationException {
+    Path file = Files.writeString(dir.resolve("config.yml"), yaml);
+    return factory.build(new FileConfigurationSourceProvider(), file.toString());
+  }
+
+  /** Loads a file that must fail validation; returns the message listing every violation. */
+  private String failure(String yaml) throws IOException {
+    Path file = Files.writeString(dir.resolve("config.yml"), yaml);
+    ConfigurationValidationException e =
+        catchThrowableOfType(
+            ConfigurationValidationException.class,
+            () -> factory.build(new FileConfigurationSourceProvider(), file.toString()));
+    assertThat(e).as("configuration should have been refused").isNotNull();
+    return e.getMessage();
+  }
+}

@@ -1,0 +1,533 @@
+package io.refresher.refresh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.refresher.refresh.RefreshOutcome.Failed;
+import io.refresher.refresh.RefreshOutcome.Refreshed;
+import io.refresher.refresh.RefreshOutcome.Skipped;
+import io.refresher.registry.Registration;
+import io.refresher.source.SourceException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class RefresherTest {
+
+  private static final Instant T0 = Instant.parse("2025-03-01T12:00:00Z");
+  private static final long EPOCH = 7;
+  private static final Duration TTL = Duration.ofMinutes(1);
+
+  /** jitter 0 so the physical TTL is exact; retry 500 ms doubling up to 1 min. */
+  private static final RefreshSettings SETTINGS =
+      new RefreshSettings(
+          Duration.ofSeconds(5),
+          0.5,
+          Duration.ofSeconds(30),
+          Duration.ofMinutes(5),
+          0.0,
+          Duration.ofMillis(500),
+          Duration.ofMinutes(1),
+          16);
+
+  private static final Registration PRODUCT =
+      new Registration("product:42", "product-by-id", Map.of("id", 42L), TTL, T0, T0);
+
+  private final FakeClock clock = new FakeClock(T0);
+  private final FakeLoader loader = new FakeLoader(clock);
+  private final FakeStore store = new FakeStore();
+  private final FakeLocks locks = new FakeLocks();
+  private final RecordingRescheduler rescheduler = new RecordingRescheduler();
+  private final RecordingListener listener = new RecordingListener();
+  private final Refresher refresher =
+      new Refresher(
+          loader,
+          store,
+          locks,
+          () -> EPOCH,
+          new RefreshPlanner(SETTINGS, new Random(42)),
+          SETTINGS,
+          rescheduler,
+          listener,
+          clock);
+
+  @AfterEach
+  void everyLockTakenIsReleasedExactlyOnce() {
+    assertThat(locks.released).as("lock releases").isEqualTo(locks.acquired);
+  }
+
+  @Test
+  void refresh_sourceSucceeds_writesValueWithFenceAndMeta() {
+    loader.value = "{\"id\":42}";
+    loader.takes = Duration.ofSeconds(2);
+
+    refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    Instant computedAt = T0.plusSeconds(2);
+    assertThat(store.writes)
+        .containsExactly(
+            new Write(
+                "product:42",
+                "{\"id\":42}",
+                new Fence(EPOCH, locks.lastToken),
+                new CacheStore.ValueMeta(computedAt, Duration.ofSeconds(2), computedAt.plus(TTL)),
+                TTL.plus(SETTINGS.staleGrace())));
+    assertThat(locks.lastKey).isEqualTo("product:42");
+    assertThat(locks.lastLease).isEqualTo(SETTINGS.lockLease());
+  }
+
+  @Test
+  void refresh_sourceSucceeds_reschedulesAtExpiryMinusTtr() {
+    loader.value = "v";
+    loader.takes = Duration.ofSeconds(2);
+
+    refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    // computed at T0+2s, expires at T0+62s, due 5 s before that
+    assertThat(rescheduler.calls).containsExactly(Map.entry("product:42", T0.plusSeconds(57)));
+  }
+
+  @Test
+  void refresh_sourceSucceeds_returnsRefreshed() {
+    loader.value = "v";
+    loader.takes = Duration.ofMillis(1500);
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    Instant computedAt = T0.plusMillis(1500);
+    assertThat(outcome)
+        .isEqualTo(
+            new Refreshed(
+                computedAt,
+                Duration.ofMillis(1500),
+                computedAt.plus(TTL),
+                computedAt.plus(TTL).minusSeconds(5),
+                new Fence(EPOCH, locks.lastToken)));
+    assertThat(loader.calls).isEqualTo(1);
+  }
+
+  @Test
+  void refresh_shortTtl_reschedulesWithTtrCappedAtHalfTheTtl() {
+    Registration shortLived = new Registration("ticker", "server-time", Map.of(), Duration.ofSeconds(4), T0, T0);
+    loader.value = "v";
+
+    refresher.refresh(shortLived, Trigger.SCHEDULED);
+
+    assertThat(rescheduler.calls).containsExactly(Map.entry("ticker", T0.plusSeconds(2)));
+  }
+
+  @Test
+  void refresh_successAfterFailures_isStillRefreshed() {
+    loader.value = "v";
+    store.writeResult = new CacheStore.WriteResult(true, 3);
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isInstanceOf(Refreshed.class);
+    assertThat(rescheduler.calls).hasSize(1);
+  }
+
+  @Test
+  void refresh_lockBusy_skipsWithoutLoadingOrRescheduling() {
+    locks.busy = true;
+    loader.value = "v";
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isEqualTo(new Skipped(Skipped.Reason.LOCKED));
+    assertThat(loader.calls).isZero();
+    assertThat(store.writes).isEmpty();
+    assertThat(store.failures).isEmpty();
+    assertThat(rescheduler.calls).isEmpty();
+  }
+
+  @Test
+  void refresh_sourceThrows_returnsFailedWithKind() {
+    loader.failure = new SourceException(SourceException.Kind.TIMEOUT, "source 'product-by-id' timed out after 2000 ms");
+    loader.takes = Duration.ofSeconds(2);
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isInstanceOf(Failed.class);
+    Failed failed = (Failed) outcome;
+    assertThat(failed.kind()).isEqualTo("TIMEOUT");
+    assertThat(failed.error()).isEqualTo("source 'product-by-id' timed out after 2000 ms");
+    assertThat(failed.computeDuration()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(failed.consecutiveFailures()).isEqualTo(1);
+    assertThat(store.writes).isEmpty();
+  }
+
+  @Test
+  void refresh_sourceThrows_recordsFailureWithFence() {
+    loader.failure = new SourceException(SourceException.Kind.NO_VALUE, "no row");
+    loader.takes = Duration.ofSeconds(1);
+
+    refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(store.failures)
+        .containsExactly(
+            new RecordedFailure(
+                "product:42",
+                new Fence(EPOCH, locks.lastToken),
+                "NO_VALUE",
+                "no row",
+                T0.plusSeconds(1),
+                TTL.plus(SETTINGS.staleGrace())));
+  }
+
+  @Test
+  void refresh_sourceThrowsFirstTime_reschedulesRetryWithinFirstBackoff() {
+    loader.failure = new SourceException(SourceException.Kind.ERROR, "connection refused");
+    loader.takes = Duration.ofSeconds(1);
+
+    Failed failed = (Failed) refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    Instant failedAt = T0.plusSeconds(1);
+    assertThat(failed.retryAt()).isBetween(failedAt.plusMillis(250), failedAt.plusMillis(500));
+    assertThat(rescheduler.calls).containsExactly(Map.entry("product:42", failed.retryAt()));
+  }
+
+  @Test
+  void refresh_sourceThrowsFourthTimeInARow_backsOffExponentially() {
+    loader.failure = new SourceException(SourceException.Kind.ERROR, "connection refused");
+    store.streak = 3;
+
+    Failed failed = (Failed) refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    // 500 ms * 2^3 = 4 s, equal jitter: between 2 s and 4 s
+    assertThat(failed.consecutiveFailures()).isEqualTo(4);
+    assertThat(failed.retryAt()).isBetween(T0.plusSeconds(2), T0.plusSeconds(4));
+    assertThat(rescheduler.calls).containsExactly(Map.entry("product:42", failed.retryAt()));
+  }
+
+  @Test
+  void refresh_sourceThrows_releasesLock() {
+    loader.failure = new SourceException(SourceException.Kind.ERROR, "boom");
+
+    refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(locks.acquired).isEqualTo(1);
+    assertThat(locks.released).isEqualTo(1);
+  }
+
+  @Test
+  void refresh_valueOverMaxBytes_failsValueTooLargeAndWritesNothing() {
+    // 6 chars but 18 bytes in UTF-8: the limit (16) counts bytes
+    loader.value = "€€€€€€";
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isInstanceOf(Failed.class);
+    assertThat(((Failed) outcome).kind()).isEqualTo("VALUE_TOO_LARGE");
+    assertThat(((Failed) outcome).error()).contains("18 bytes").contains("16 bytes");
+    assertThat(store.writes).isEmpty();
+    assertThat(store.failures).extracting(RecordedFailure::kind).containsExactly("VALUE_TOO_LARGE");
+    assertThat(rescheduler.calls).hasSize(1);
+  }
+
+  @Test
+  void refresh_valueExactlyMaxBytes_isWritten() {
+    loader.value = "x".repeat(16);
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isInstanceOf(Refreshed.class);
+    assertThat(store.writes).extracting(Write::value).containsExactly("x".repeat(16));
+  }
+
+  @Test
+  void refresh_storeReportsFencedOut_skipsAndDoesNotReschedule() {
+    loader.value = "v";
+    store.writeResult = new CacheStore.WriteResult(false, 0);
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isEqualTo(new Skipped(Skipped.Reason.FENCED_OUT));
+    assertThat(store.writes).hasSize(1);
+    assertThat(rescheduler.calls).isEmpty();
+  }
+
+  @Test
+  void refresh_failureRecordRefusedByNewerFence_skipsAndDoesNotReschedule() {
+    loader.failure = new SourceException(SourceException.Kind.ERROR, "boom");
+    store.refuseFailureRecord = true;
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isEqualTo(new Skipped(Skipped.Reason.FENCED_OUT));
+    assertThat(rescheduler.calls).isEmpty();
+  }
+
+  @Test
+  void refresh_loaderThrowsRuntimeException_failsAsErrorAndReleasesLock() {
+    loader.crash = new IllegalStateException("bug in loader");
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isInstanceOf(Failed.class);
+    assertThat(((Failed) outcome).kind()).isEqualTo("ERROR");
+    assertThat(((Failed) outcome).error()).contains("bug in loader");
+    assertThat(locks.released).isEqualTo(1);
+    assertThat(rescheduler.calls).hasSize(1);
+  }
+
+  @Test
+  void refresh_redisDownOnLock_failsRedisAndPlansRetry() {
+    locks.failure = new CacheUnavailableException("Connection refused: localhost/127.0.0.1:6379", null);
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isInstanceOf(Failed.class);
+    Failed failed = (Failed) outcome;
+    assertThat(failed.kind()).isEqualTo("REDIS");
+    assertThat(failed.error()).isEqualTo("Connection refused: localhost/127.0.0.1:6379");
+    assertThat(failed.consecutiveFailures()).isEqualTo(1);
+    assertThat(failed.computeDuration()).isEqualTo(Duration.ZERO);
+    assertThat(failed.retryAt()).isBetween(T0.plusMillis(250), T0.plusMillis(500));
+    assertThat(rescheduler.calls).containsExactly(Map.entry("product:42", failed.retryAt()));
+    assertThat(loader.calls).isZero();
+  }
+
+  @Test
+  void refresh_redisDownOnWrite_failsRedisAndReleasesLock() {
+    loader.value = "v";
+    store.writeFailure = new CacheUnavailableException("timeout", null);
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isInstanceOf(Failed.class);
+    assertThat(((Failed) outcome).kind()).isEqualTo("REDIS");
+    assertThat(store.failures).extracting(RecordedFailure::kind).containsExactly("REDIS");
+    assertThat(locks.released).isEqualTo(1);
+    assertThat(rescheduler.calls).hasSize(1);
+  }
+
+  @Test
+  void refresh_redisDownWhenRecordingFailure_stillPlansRetry() {
+    loader.failure = new SourceException(SourceException.Kind.ERROR, "boom");
+    store.recordFailureFailure = new CacheUnavailableException("redis down", null);
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isInstanceOf(Failed.class);
+    assertThat(((Failed) outcome).consecutiveFailures()).isEqualTo(1);
+    assertThat(rescheduler.calls).hasSize(1);
+    assertThat(locks.released).isEqualTo(1);
+  }
+
+  @Test
+  void refresh_epochChanges_nextWriteCarriesNewEpochAndNewToken() {
+    long[] epoch = {3};
+    Refresher refresher =
+        new Refresher(
+            loader, store, locks, () -> epoch[0], new RefreshPlanner(SETTINGS, new Random(1)), SETTINGS,
+            rescheduler, listener, clock);
+    loader.value = "v";
+
+    refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+    long firstToken = locks.lastToken;
+    epoch[0] = 4;
+    refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(store.writes)
+        .extracting(Write::fence)
+        .containsExactly(new Fence(3, firstToken), new Fence(4, locks.lastToken));
+    assertThat(locks.lastToken).isGreaterThan(firstToken);
+  }
+
+  @Test
+  void refresh_everyOutcome_isReportedToListenerWithTrigger() {
+    List<RefreshOutcome> returned = new ArrayList<>();
+    loader.value = "v";
+    returned.add(refresher.refresh(PRODUCT, Trigger.REGISTERED));
+    locks.busy = true;
+    returned.add(refresher.refresh(PRODUCT, Trigger.SCHEDULED));
+    locks.busy = false;
+    loader.failure = new SourceException(SourceException.Kind.ERROR, "boom");
+    returned.add(refresher.refresh(PRODUCT, Trigger.MANUAL));
+    loader.failure = null;
+    store.writeResult = new CacheStore.WriteResult(false, 0);
+    returned.add(refresher.refresh(PRODUCT, Trigger.SCHEDULED));
+    locks.failure = new CacheUnavailableException("down", null);
+    returned.add(refresher.refresh(PRODUCT, Trigger.MANUAL));
+
+    assertThat(returned)
+        .extracting(RefreshOutcome::name)
+        .containsExactly("refreshed", "skipped", "failed", "skipped", "failed");
+    assertThat(listener.events)
+        .containsExactly(
+            new Event(PRODUCT, Trigger.REGISTERED, returned.get(0)),
+            new Event(PRODUCT, Trigger.SCHEDULED, returned.get(1)),
+            new Event(PRODUCT, Trigger.MANUAL, returned.get(2)),
+            new Event(PRODUCT, Trigger.SCHEDULED, returned.get(3)),
+            new Event(PRODUCT, Trigger.MANUAL, returned.get(4)));
+  }
+
+  @Test
+  void refresh_loaderRuntimeException_isReportedToListener() {
+    loader.crash = new IllegalStateException("bug");
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(listener.events).containsExactly(new Event(PRODUCT, Trigger.SCHEDULED, outcome));
+  }
+
+  record Write(String key, String value, Fence fence, CacheStore.ValueMeta meta, Duration physicalTtl) {}
+
+  record RecordedFailure(String key, Fence fence, String kind, String error, Instant at, Duration metaTtlIfNew) {}
+
+  record Event(Registration registration, Trigger trigger, RefreshOutcome outcome) {}
+
+  private static final class FakeClock implements InstantSource {
+    private Instant now;
+
+    FakeClock(Instant start) {
+      this.now = start;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+
+    void advance(Duration duration) {
+      now = now.plus(duration);
+    }
+  }
+
+  /** Returns {@link #value}, or throws; "takes" {@link #takes} of fake time. */
+  private static final class FakeLoader implements ValueLoader {
+    private final FakeClock clock;
+    String value;
+    SourceException failure;
+    RuntimeException crash;
+    Duration takes = Duration.ZERO;
+    int calls;
+
+    FakeLoader(FakeClock clock) {
+      this.clock = clock;
+    }
+
+    @Override
+    public String load(Registration registration) throws SourceException {
+      calls++;
+      clock.advance(takes);
+      if (failure != null) {
+        throw failure;
+      }
+      if (crash != null) {
+        throw crash;
+      }
+      return value;
+    }
+  }
+
+  /** Records writes and failures; a failure streak is counted like the real metadata does. */
+  private static final class FakeStore implements CacheStore {
+    final List<Write> writes = new ArrayList<>();
+    final List<RecordedFailure> failures = new ArrayList<>();
+    WriteResult writeResult = new WriteResult(true, 0);
+    CacheUnavailableException writeFailure;
+    CacheUnavailableException recordFailureFailure;
+    boolean refuseFailureRecord;
+    int streak;
+
+    @Override
+    public WriteResult write(String key, String value, Fence fence, ValueMeta meta, Duration physicalTtl) {
+      writes.add(new Write(key, value, fence, meta, physicalTtl));
+      if (writeFailure != null) {
+        throw writeFailure;
+      }
+      if (writeResult.written()) {
+        streak = 0;
+      }
+      return writeResult;
+    }
+
+    @Override
+    public int recordFailure(String key, Fence fence, String kind, String error, Instant at, Duration metaTtlIfNew) {
+      if (recordFailureFailure != null) {
+        throw recordFailureFailure;
+      }
+      failures.add(new RecordedFailure(key, fence, kind, error, at, metaTtlIfNew));
+      if (refuseFailureRecord) {
+        return 0;
+      }
+      return ++streak;
+    }
+
+    @Override
+    public Optional<KeyState> state(String key) {
+      return Optional.empty();
+    }
+
+    @Override
+    public void evict(String key) {
+      throw new UnsupportedOperationException("not used by the refresher");
+    }
+  }
+
+  /** Hands out growing tokens; counts acquisitions and releases. */
+  private static final class FakeLocks implements KeyLocks {
+    boolean busy;
+    CacheUnavailableException failure;
+    long lastToken = 100;
+    String lastKey;
+    Duration lastLease;
+    int acquired;
+    int released;
+
+    @Override
+    public Optional<HeldLock> tryAcquire(String key, Duration lease) {
+      if (failure != null) {
+        throw failure;
+      }
+      if (busy) {
+        return Optional.empty();
+      }
+      lastKey = key;
+      lastLease = lease;
+      acquired++;
+      long token = ++lastToken;
+      return Optional.of(
+          new HeldLock() {
+            @Override
+            public long token() {
+              return token;
+            }
+
+            @Override
+            public void release() {
+              released++;
+            }
+          });
+    }
+  }
+
+  private static final class RecordingRescheduler implements Rescheduler {
+    final List<Map.Entry<String, Instant>> calls = new ArrayList<>();
+
+    @Override
+    public void reschedule(String key, Instant at) {
+      calls.add(Map.entry(key, at));
+    }
+  }
+
+  private static final class RecordingListener implements RefreshListener {
+    final List<Event> events = new ArrayList<>();
+
+    @Override
+    public void onOutcome(Registration registration, Trigger trigger, RefreshOutcome outcome) {
+      events.add(new Event(registration, trigger, outcome));
+    }
+
+    @Override
+    public void onLag(Duration lag) {}
+  }
+}
