@@ -25,6 +25,9 @@ import org.slf4j.LoggerFactory;
  * the data-loss action (rebuilding the due index); the others adopt the winner's epoch. Keyspace
  * notifications are not used: they are lost while disconnected.
  *
+ * <p>The same action runs when Redis becomes reachable again after an outage: keys registered
+ * while it was down could not be put in the due index then.
+ *
  * <p>Failure semantics: when Redis or PostgreSQL cannot be reached, the current epoch is kept and
  * the next check tries again.
  */
@@ -35,16 +38,21 @@ public final class RedisEpochGuard implements EpochSource {
 
   private final RedissonClient redisson;
   private final EpochStore store;
-  private final Runnable onDataLoss;
+  private final Runnable repairDueIndex;
+  private volatile boolean unreachable;
   private final Duration interval;
   private final AtomicLong epoch = new AtomicLong();
   private final AtomicLong dataLosses = new AtomicLong();
   private ScheduledExecutorService thread;
 
-  public RedisEpochGuard(RedissonClient redisson, EpochStore store, Runnable onDataLoss, Duration interval) {
+  /**
+   * @param repairDueIndex runs after data loss is detected (by the replica that won the new epoch)
+   *     and after Redis is reachable again following an outage
+   */
+  public RedisEpochGuard(RedissonClient redisson, EpochStore store, Runnable repairDueIndex, Duration interval) {
     this.redisson = redisson;
     this.store = store;
-    this.onDataLoss = onDataLoss;
+    this.repairDueIndex = repairDueIndex;
     this.interval = interval;
   }
 
@@ -82,8 +90,14 @@ public final class RedisEpochGuard implements EpochSource {
     try {
       RBucket<String> marker = redisson.getBucket(MARKER, StringCodec.INSTANCE);
       String current = marker.get();
+      boolean wasUnreachable = unreachable;
+      unreachable = false;
       if (current != null) {
         adopt(current);
+        if (wasUnreachable) {
+          LOG.info("Redis reachable again; sweeping the due index for keys registered during the outage");
+          repairDueIndex.run();
+        }
         return;
       }
       long next = store.advance();
@@ -93,12 +107,15 @@ public final class RedisEpochGuard implements EpochSource {
         LOG.warn(
             "Redis holds no epoch marker: it is new or lost its data. Data epoch is now {}; rebuilding the due index",
             next);
-        onDataLoss.run();
+        repairDueIndex.run();
       } else {
         adopt(marker.get());
       }
     } catch (RedisException e) {
-      LOG.debug("epoch check skipped, Redis unavailable: {}", e.getMessage());
+      if (!unreachable) {
+        LOG.warn("Redis unavailable: {}", e.getMessage());
+      }
+      unreachable = true;
     } catch (RegistryUnavailableException e) {
       LOG.warn("Redis lost its epoch marker but PostgreSQL is unavailable to advance it: {}", e.getMessage());
     } catch (RuntimeException e) {

@@ -158,7 +158,9 @@ class DeployManifestsTest {
         baseManifestFiles().stream().map(p -> p.getFileName().toString()).collect(Collectors.toSet());
 
     assertThat(listed).as("no duplicates in resources").doesNotHaveDuplicates();
-    assertThat(listed).as("kustomization resources vs files in deploy/base").containsExactlyInAnyOrderElementsOf(present);
+    assertThat(listed)
+        .as("kustomization resources vs files in deploy/base")
+        .containsExactlyInAnyOrderElementsOf(present);
   }
 
   @Test
@@ -589,7 +591,9 @@ class DeployManifestsTest {
     String port = deployedConfig.path("server").path(connectors).path(0).path("port").asText();
     Matcher reference = ENV_REFERENCE.matcher(port);
     if (reference.matches()) {
-      assertThat(findEnv(reference.group(1))).as("%s is not overridden in the deployment", reference.group(1)).isEmpty();
+      assertThat(findEnv(reference.group(1)))
+          .as("%s is not overridden in the deployment", reference.group(1))
+          .isEmpty();
       assertThat(reference.group(2)).as("default for %s", reference.group(1)).isNotNull();
       return Integer.parseInt(reference.group(2).substring(2));
     }

@@ -1,0 +1,166 @@
+package io.refresher.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.refresher.testing.RealServers;
+import io.refresher.testing.TestDatabase;
+import io.refresher.testing.TestRedis;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.config.Config;
+
+/**
+ * The runnable jar as operators start it: {@code java -jar refresher-service.jar server config.yml}
+ * with the shipped {@code config.yml} and the documented environment variables, against an existing
+ * Redis and PostgreSQL.
+ */
+class ServiceJarIT {
+
+  private static final Path JAR = Path.of("target", "refresher-service.jar");
+  private static final Path CONFIG = Path.of("..", "config.yml");
+  private static final String TOKEN = "jar-test-token-7f3a9c1e5b";
+
+  private static TestRedis redis;
+  private static final List<Process> started = new ArrayList<>();
+
+  @BeforeAll
+  static void servers() {
+    assertThat(JAR).as("the shaded jar is built in the package phase").exists();
+    redis = RealServers.newRedis();
+  }
+
+  @AfterAll
+  static void stop() {
+    started.forEach(Process::destroyForcibly);
+    redis.close();
+  }
+
+  @Test
+  void server_withDocumentedEnvironment_migratesAndServesTheApi() throws Exception {
+    TestDatabase database = RealServers.newDatabase("service_jar");
+    int port = freePort();
+    Path log = Files.createTempFile("service-jar", ".log");
+    Process service = start(log, env(database, port), "server", CONFIG.toString());
+    HttpClient http = HttpClient.newHttpClient();
+
+    await("the service becomes ready")
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(250))
+        .ignoreExceptions()
+        .until(() -> http.send(get(port, "/health-check?type=ready"), HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+
+    HttpResponse<String> registered =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/keys/time:now"))
+                .header("Authorization", "Bearer " + TOKEN)
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"source\":\"server-time\",\"params\":{},\"ttl\":\"PT10S\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(registered.statusCode()).as(registered.body()).isEqualTo(201);
+    assertThat(readRedis("time:now")).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z");
+    assertThat(database.queryLong("SELECT count(*) FROM refresher.refresher_key")).isEqualTo(1);
+    assertThat(database.queryLong("SELECT count(*) FROM refresher.refresher_schema_history WHERE success"))
+        .isGreaterThanOrEqualTo(2);
+
+    service.destroy();
+    assertThat(service.waitFor(60, TimeUnit.SECONDS)).as("stops on SIGTERM").isTrue();
+    String output = Files.readString(log);
+    assertThat(output).contains("refresh dispatcher started").doesNotContain(TOKEN);
+  }
+
+  @Test
+  void server_withoutDatabaseUrl_refusesToStartNamingTheVariable() throws Exception {
+    TestDatabase database = RealServers.newDatabase("service_jar_env");
+    Map<String, String> env = env(database, freePort());
+    env.remove("REFRESHER_DB_URL");
+    Path log = Files.createTempFile("service-jar-env", ".log");
+    Process service = start(log, env, "server", CONFIG.toString());
+
+    assertThat(service.waitFor(90, TimeUnit.SECONDS)).isTrue();
+    assertThat(service.exitValue()).isNotZero();
+    assertThat(Files.readString(log)).contains("REFRESHER_DB_URL");
+  }
+
+  @Test
+  void dbMigrate_freshDatabase_appliesTheMigrationsAndExits() throws Exception {
+    TestDatabase database = RealServers.newDatabase("service_jar_migrate");
+    Path log = Files.createTempFile("service-jar-migrate", ".log");
+    Process migrate = start(log, env(database, freePort()), "db", "migrate", CONFIG.toString());
+
+    assertThat(migrate.waitFor(90, TimeUnit.SECONDS)).isTrue();
+    String output = Files.readString(log);
+    assertThat(migrate.exitValue()).as(output).isZero();
+    assertThat(output).contains("Applied 2 migrations.");
+    assertThat(database.queryLong("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'refresher'"))
+        .as("registry, epoch, audit, history and the Quartz tables")
+        .isGreaterThan(10);
+  }
+
+  private static Map<String, String> env(TestDatabase database, int port) throws IOException {
+    Map<String, String> env = new java.util.HashMap<>();
+    env.put("REFRESHER_REDIS_URL", redis.url());
+    env.put("REFRESHER_DB_URL", database.url());
+    env.put("REFRESHER_DB_USER", database.user());
+    env.put("REFRESHER_DB_PASSWORD", database.password());
+    env.put("REFRESHER_ADMIN_TOKEN", TOKEN);
+    env.put("REFRESHER_HTTP_PORT", Integer.toString(port));
+    env.put("REFRESHER_ADMIN_PORT", Integer.toString(freePort()));
+    return env;
+  }
+
+  private static Process start(Path log, Map<String, String> env, String... args) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx384m");
+    command.add("-jar");
+    command.add(JAR.toString());
+    command.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+    builder.environment().keySet().removeIf(name -> name.startsWith("REFRESHER_"));
+    builder.environment().putAll(env);
+    Process process = builder.start();
+    started.add(process);
+    return process;
+  }
+
+  private static HttpRequest get(int port, String path) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build();
+  }
+
+  private static String readRedis(String key) {
+    Config config = new Config();
+    config.setCodec(StringCodec.INSTANCE);
+    config.useSingleServer().setAddress(redis.url());
+    RedissonClient client = Redisson.create(config);
+    try {
+      return client.<String>getBucket(key, StringCodec.INSTANCE).get();
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}
