@@ -16,7 +16,9 @@ import org.eclipse.jetty.http.UriCompliance;
  * <p>Keys travel as the rest of the path after {@code /v1/keys/}. A raw slash works ({@code
  * /v1/keys/catalog/electronics}), but a key whose last segment is {@code refresh} would then be
  * read as the refresh action; encoding its slashes ({@code a%2Frefresh}) removes the ambiguity.
- * Jetty 12 refuses {@code %2F} and {@code %25} by default as ambiguous; the admin API has no
+ * Jetty 12 refuses {@code %2F} and {@code %25} by default as ambiguous, and backslashes and
+ * encoded control characters as suspicious (a bare 400 before the application sees the request,
+ * where the key rules should answer with a JSON error naming the key); the admin API has no
  * static files or path-based security that an encoded slash could trick, so it is allowed here.
  */
 final class KeyPaths {
@@ -28,7 +30,8 @@ final class KeyPaths {
         UriCompliance.DEFAULT.with(
             "refresher-keys",
             UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
-            UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING);
+            UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING,
+            UriCompliance.Violation.SUSPICIOUS_PATH_CHARACTERS);
     List<ConnectorFactory> connectors = new ArrayList<>();
     if (serverFactory instanceof DefaultServerFactory server) {
       connectors.addAll(server.getApplicationConnectors());

@@ -17,8 +17,10 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,10 +47,14 @@ public final class KeyResource {
     this.refreshes = refreshes;
   }
 
+  // Any content type is accepted at matching time so that authentication runs first: a
+  // non-JSON body then fails when it is read (415), after the token was checked.
   @PUT
   @Path("/{key: .*}")
-  @Consumes(MediaType.APPLICATION_JSON)
-  public Response register(@PathParam("key") String key, KeyRegistrationRequest request) {
+  @Consumes(MediaType.WILDCARD)
+  public Response register(
+      @PathParam("key") String key, @Context UriInfo uri, KeyRegistrationRequest request) {
+    requireNoPathParameters(uri);
     if (request == null) {
       throw new InvalidRegistrationException("body", "must be a JSON object with source, params and ttl");
     }
@@ -77,7 +83,8 @@ public final class KeyResource {
 
   @GET
   @Path("/{key: .+}")
-  public KeyView get(@PathParam("key") String key) {
+  public KeyView get(@PathParam("key") String key, @Context UriInfo uri) {
+    requireNoPathParameters(uri);
     Registration registration = registry.get(key);
     try {
       return KeyView.of(registration, refreshes.status(registration));
@@ -106,7 +113,11 @@ public final class KeyResource {
 
   @DELETE
   @Path("/{key: .+}")
-  public Response delete(@PathParam("key") String key, @QueryParam("evict") @DefaultValue("false") boolean evict) {
+  public Response delete(
+      @PathParam("key") String key,
+      @QueryParam("evict") @DefaultValue("false") boolean evict,
+      @Context UriInfo uri) {
+    requireNoPathParameters(uri);
     registry.delete(key);
     LOG.info("deleted key '{}'{}", key, evict ? " and evicted its value" : "; its value will expire on its own");
     try {
@@ -122,10 +133,22 @@ public final class KeyResource {
 
   @POST
   @Path("/{key: .+}/refresh")
-  public OutcomeView refresh(@PathParam("key") String key) {
+  public OutcomeView refresh(@PathParam("key") String key, @Context UriInfo uri) {
+    requireNoPathParameters(uri);
     Registration registration = registry.get(key);
     RefreshOutcome outcome = refreshes.refreshNow(registration);
     LOG.info("manual refresh of key '{}': {}", key, outcome.name());
     return OutcomeView.of(outcome);
+  }
+
+  /**
+   * A raw {@code ;} starts a URI path parameter, which the server strips before the key is read
+   * ({@code /v1/keys/a;b} would address the key {@code a}). Refuse it rather than act on another
+   * key than the caller meant.
+   */
+  private static void requireNoPathParameters(UriInfo uri) {
+    if (uri.getRequestUri().getRawPath().indexOf(';') >= 0) {
+      throw new InvalidRegistrationException("key", "must percent-encode ';' as %3B in the path");
+    }
   }
 }

@@ -12,10 +12,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
-import org.redisson.config.Config;
 
 /** The due index's claim, lease and repair semantics on a real Redis. */
 class DueIndexIT {
@@ -27,10 +24,7 @@ class DueIndexIT {
   @BeforeAll
   static void start() {
     redis = RealServers.newRedis();
-    Config config = new Config();
-    config.setCodec(StringCodec.INSTANCE);
-    config.useSingleServer().setAddress(redis.url());
-    redisson = Redisson.create(config);
+    redisson = redis.connect();
     index = new RedisDueIndex(redisson, 3);
   }
 

@@ -19,10 +19,8 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
-import org.redisson.config.Config;
 
 /**
  * The fencing rule on a real Redis: the write script refuses a value whose fence (epoch, lock
@@ -39,10 +37,7 @@ class FencingIT {
   @BeforeAll
   static void start() {
     redis = RealServers.newRedis();
-    Config config = new Config();
-    config.setCodec(StringCodec.INSTANCE);
-    config.useSingleServer().setAddress(redis.url());
-    redisson = Redisson.create(config);
+    redisson = redis.connect();
     store = new RedisCacheStore(redisson);
     locks = new RedisKeyLocks(redisson);
   }

@@ -22,10 +22,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
-import org.redisson.config.Config;
 
 /**
  * The runnable jar as operators start it: {@code java -jar refresher-service.jar server config.yml}
@@ -147,10 +145,7 @@ class ServiceJarIT {
   }
 
   private static String readRedis(String key) {
-    Config config = new Config();
-    config.setCodec(StringCodec.INSTANCE);
-    config.useSingleServer().setAddress(redis.url());
-    RedissonClient client = Redisson.create(config);
+    RedissonClient client = redis.connect();
     try {
       return client.<String>getBucket(key, StringCodec.INSTANCE).get();
     } finally {

@@ -16,10 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
-import org.redisson.config.Config;
 
 /**
  * The real service, started by {@link DropwizardAppExtension} from {@code config-test.yml}, wired to
@@ -86,10 +84,7 @@ public final class TestApp {
   /** A Redis client that reads like an application: plain strings, no Redisson codec. */
   public synchronized RedissonClient reader() {
     if (reader == null) {
-      Config config = new Config();
-      config.setCodec(StringCodec.INSTANCE);
-      config.useSingleServer().setAddress(redis.url()).setConnectionPoolSize(16).setConnectionMinimumIdleSize(4);
-      reader = Redisson.create(config);
+      reader = redis.connect();
     }
     return reader;
   }
