@@ -52,6 +52,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
 import org.jdbi.v3.core.Jdbi;
 import org.redisson.api.RedissonClient;
@@ -100,16 +101,16 @@ public final class ServiceWiring {
     Jdbi registryJdbi = Jdbi.create(registryPool);
 
     SourceCatalog catalog = new SourceCatalog(sourceDefinitions(config));
-    Map<String, Jdbi> sourceDatasources = new LinkedHashMap<>();
+    Map<String, DataSource> sourceDatasources = new LinkedHashMap<>();
     HikariDataSource defaultSources =
         config.getDatabase().build("refresher-sources-default", true, Math.max(2, dispatch.workers() + 2));
     environment.lifecycle().manage(closing(defaultSources::close));
-    sourceDatasources.put(SourceFactory.DEFAULT_DATASOURCE, Jdbi.create(defaultSources));
+    sourceDatasources.put(SourceFactory.DEFAULT_DATASOURCE, defaultSources);
     for (Map.Entry<String, DatabaseFactory> extra : config.getDatasources().entrySet()) {
       HikariDataSource pool =
           extra.getValue().build("refresher-sources-" + extra.getKey(), true, extra.getValue().getMaxPoolSize());
       environment.lifecycle().manage(closing(pool::close));
-      sourceDatasources.put(extra.getKey(), Jdbi.create(pool));
+      sourceDatasources.put(extra.getKey(), pool);
     }
 
     RedissonClient redisson = config.getRedis().build();

@@ -3,6 +3,7 @@ package io.refresher.health;
 import static com.codahale.metrics.MetricRegistry.name;
 
 import com.codahale.metrics.MetricRegistry;
+import com.codahale.metrics.SlidingTimeWindowArrayReservoir;
 import com.codahale.metrics.Timer;
 import io.refresher.refresh.RefreshListener;
 import io.refresher.refresh.RefreshOutcome;
@@ -15,6 +16,9 @@ import java.util.concurrent.TimeUnit;
  * Refresh metrics: per source {@code refresher.source.<name>.refreshed|failed|skipped} meters and
  * a {@code duration} timer of compute times; overall {@code refresher.refresh.*} meters per outcome
  * and trigger, and {@code refresher.refresh.lag} (actual start minus planned start).
+ *
+ * <p>The lag timer keeps every sample of the last minute (not a decaying sample of the whole
+ * run), so its p99 answers "how late are refreshes now", which is what an alert on it needs.
  */
 public final class RefreshMetrics implements RefreshListener {
 
@@ -23,7 +27,10 @@ public final class RefreshMetrics implements RefreshListener {
 
   public RefreshMetrics(MetricRegistry metrics) {
     this.metrics = metrics;
-    this.lag = metrics.timer("refresher.refresh.lag");
+    this.lag =
+        metrics.timer(
+            "refresher.refresh.lag",
+            () -> new Timer(new SlidingTimeWindowArrayReservoir(1, TimeUnit.MINUTES)));
   }
 
   @Override

@@ -12,8 +12,6 @@ import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.OffsetDateTime;
-import org.jdbi.v3.core.mapper.RowMapper;
-import org.jdbi.v3.core.statement.StatementContext;
 
 /**
  * Turns one result row into a JSON object keyed by column label. Numbers stay numbers, booleans
@@ -21,7 +19,7 @@ import org.jdbi.v3.core.statement.StatementContext;
  * timestamps become ISO-8601 strings, so applications get a value they can parse without knowing
  * the SQL types.
  */
-final class JsonRowMapper implements RowMapper<ObjectNode> {
+final class JsonRowMapper {
 
   private final ObjectMapper json;
 
@@ -29,8 +27,8 @@ final class JsonRowMapper implements RowMapper<ObjectNode> {
     this.json = json;
   }
 
-  @Override
-  public ObjectNode map(ResultSet rs, StatementContext ctx) throws SQLException {
+  /** The current row as a JSON object. */
+  ObjectNode row(ResultSet rs) throws SQLException {
     ResultSetMetaData meta = rs.getMetaData();
     ObjectNode row = json.createObjectNode();
     for (int column = 1; column <= meta.getColumnCount(); column++) {
