@@ -46,14 +46,25 @@ public final class TestApp {
   public static TestApp create(String name, List<String> setUpSql, String... overrides) {
     TestDatabase database = RealServers.newDatabase(name);
     database.execute(setUpSql.toArray(String[]::new));
-    TestRedis redis = RealServers.newRedis();
+    return on(name, database, RealServers.newRedis(), overrides);
+  }
+
+  /**
+   * A second replica of {@code other}: the same Redis, the same PostgreSQL database and the same
+   * (clustered) Quartz scheduler name, as replicas in a Kubernetes Deployment share them.
+   */
+  public static TestApp replicaOf(TestApp other, String name, String... overrides) {
+    return on(name, other.database, other.redis, overrides);
+  }
+
+  private static TestApp on(String name, TestDatabase database, TestRedis redis, String... overrides) {
     List<ConfigOverride> configOverrides = new ArrayList<>();
     configOverrides.add(ConfigOverride.config("redis.url", redis.url()));
     configOverrides.add(ConfigOverride.config("database.url", database.url()));
     configOverrides.add(ConfigOverride.config("database.user", database.user()));
     configOverrides.add(ConfigOverride.config("database.password", database.password()));
     configOverrides.add(ConfigOverride.config("admin.token", TOKEN));
-    configOverrides.add(ConfigOverride.config("scheduler.quartzName", "refresher-" + name));
+    configOverrides.add(ConfigOverride.config("scheduler.quartzName", "refresher-" + database.url().replaceAll(".*/", "")));
     for (int i = 0; i + 1 < overrides.length; i += 2) {
       configOverrides.add(ConfigOverride.config(overrides[i], overrides[i + 1]));
     }

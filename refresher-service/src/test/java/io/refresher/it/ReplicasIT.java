@@ -1,0 +1,73 @@
+package io.refresher.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
+import io.refresher.config.RefresherConfiguration;
+import io.refresher.testing.TestApp;
+import jakarta.ws.rs.core.Response;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Two replicas on one Redis and one PostgreSQL refresh each key once per cycle between them, not
+ * once each: due keys are claimed with a lease, and the per-key lock and fence guard the rest.
+ */
+@ExtendWith(DropwizardExtensionsSupport.class)
+class ReplicasIT {
+
+  private static final int KEYS = 20;
+  private static final TestApp FIRST = TestApp.create("replicas", List.of());
+  private static final TestApp SECOND = TestApp.replicaOf(FIRST, "replicas-second");
+  static final DropwizardAppExtension<RefresherConfiguration> FIRST_EXTENSION = FIRST.extension();
+  static final DropwizardAppExtension<RefresherConfiguration> SECOND_EXTENSION = SECOND.extension();
+
+  @AfterAll
+  static void close() {
+    FIRST.close();
+  }
+
+  @Test
+  void twoReplicas_sharedKeys_eachRefreshRunsOnceAcrossReplicas() {
+    for (int i = 0; i < KEYS; i++) {
+      TestApp via = i % 2 == 0 ? FIRST : SECOND;
+      try (Response response = via.putKey("shared:" + i, "{\"source\":\"counted\",\"params\":{},\"ttl\":\"PT2S\"}")) {
+        assertThat(response.getStatus()).isEqualTo(201);
+      }
+    }
+    long executionsAtStart = FIRST.database().executionsOf("counted_source");
+    long startMillis = System.currentTimeMillis();
+    Set<String> versionsSeen = ConcurrentHashMap.newKeySet();
+
+    // Three refresh cycles of 1.5 s (TTL 2 s - TTR 0.5 s); both replicas are dispatching.
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              versionsSeen.add(FIRST.meta("shared:0").get("token"));
+              return System.currentTimeMillis() - startMillis >= 4_500;
+            });
+    long elapsed = System.currentTimeMillis() - startMillis;
+    long executions = FIRST.database().executionsOf("counted_source") - executionsAtStart;
+    long cycles = elapsed / 1_500;
+
+    assertThat(FIRST.parts().dispatcher().claimedTotal() + SECOND.parts().dispatcher().claimedTotal())
+        .as("keys claimed by both replicas together")
+        .isGreaterThanOrEqualTo(KEYS * (cycles - 1));
+    assertThat(executions)
+        .as("source executions for %d keys over %d ms (%d cycles); twice that would mean both replicas refreshed", KEYS, elapsed, cycles)
+        .isBetween((long) KEYS * (cycles - 1), (long) KEYS * (cycles + 1));
+    assertThat(versionsSeen).as("a key's fence token advanced with each refresh").hasSizeGreaterThanOrEqualTo(3);
+    for (int i = 0; i < KEYS; i++) {
+      assertThat(FIRST.get("shared:" + i)).as("shared:%d present", i).isNotNull();
+    }
+  }
+}
