@@ -1,5 +1,6 @@
 package io.refresher.api;
 
+import java.util.LinkedHashMap;
 import io.refresher.source.SourceCatalog;
 import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.GET;
@@ -30,7 +31,7 @@ public final class SourceResource {
         catalog.all().stream()
             .map(
                 source -> {
-                  Map<String, String> params = new java.util.LinkedHashMap<>();
+                  Map<String, String> params = new LinkedHashMap<>();
                   source.params().forEach((name, type) -> params.put(name, type.jsonName()));
                   return new SourceView(
                       source.name(), source.datasource(), params, source.result().jsonName(), source.timeout().toString());

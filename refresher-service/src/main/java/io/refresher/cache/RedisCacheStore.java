@@ -1,5 +1,6 @@
 package io.refresher.cache;
 
+import java.util.concurrent.CompletionException;
 import io.refresher.refresh.CacheStore;
 import io.refresher.refresh.CacheUnavailableException;
 import io.refresher.refresh.Fence;
@@ -9,7 +10,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.redisson.api.BatchResult;
 import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
@@ -146,7 +146,7 @@ public final class RedisCacheStore implements CacheStore {
       RBatch batch = redisson.createBatch();
       var metaFuture = batch.<String, String>getMap(CacheKeys.metaKey(key), StringCodec.INSTANCE).readAllMapAsync();
       var ttlFuture = batch.getBucket(key, StringCodec.INSTANCE).remainTimeToLiveAsync();
-      BatchResult<?> unused = batch.execute();
+      batch.execute();
       Map<String, String> meta = metaFuture.toCompletableFuture().join();
       long pttl = ttlFuture.toCompletableFuture().join();
       boolean present = pttl != -2;
@@ -170,7 +170,7 @@ public final class RedisCacheStore implements CacheStore {
               meta.containsKey("failures") ? Integer.parseInt(meta.get("failures")) : 0));
     } catch (RedisException e) {
       throw unavailable("status of key '" + key + "'", e);
-    } catch (java.util.concurrent.CompletionException e) {
+    } catch (CompletionException e) {
       throw unavailable("status of key '" + key + "'", e.getCause() == null ? e : e.getCause());
     }
   }

@@ -1,5 +1,6 @@
 package io.refresher.refresh;
 
+import java.util.concurrent.ThreadLocalRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.random.RandomGenerator;
@@ -59,12 +60,12 @@ public final class RefreshPlanner {
     return new RandomGenerator() {
       @Override
       public long nextLong() {
-        return java.util.concurrent.ThreadLocalRandom.current().nextLong();
+        return ThreadLocalRandom.current().nextLong();
       }
 
       @Override
       public long nextLong(long bound) {
-        return java.util.concurrent.ThreadLocalRandom.current().nextLong(bound);
+        return ThreadLocalRandom.current().nextLong(bound);
       }
     };
   }

@@ -1,5 +1,6 @@
 package io.refresher.refresh;
 
+import java.time.Instant;
 import io.refresher.registry.Registration;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -67,10 +68,10 @@ public final class RefreshService {
     OptionalLong planned = index.plannedAt(registration.key());
     return new Status(
         state.orElse(null),
-        planned.isPresent() ? java.time.Instant.ofEpochMilli(planned.getAsLong()) : null,
+        planned.isPresent() ? Instant.ofEpochMilli(planned.getAsLong()) : null,
         planner.ttr(registration.ttl()));
   }
 
   /** A key's live status. */
-  public record Status(KeyState state, java.time.Instant nextRefreshAt, Duration ttr) {}
+  public record Status(KeyState state, Instant nextRefreshAt, Duration ttr) {}
 }

@@ -1,5 +1,7 @@
 package io.refresher.scheduling;
 
+import java.time.Instant;
+import java.util.Date;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -81,7 +83,7 @@ public final class QuartzManager {
         TriggerBuilder.newTrigger()
             .withIdentity(name, GROUP)
             .forJob(job)
-            .startAt(new java.util.Date(System.currentTimeMillis() + firstDelay.toMillis()))
+            .startAt(Date.from(Instant.now().plus(firstDelay)))
             .withSchedule(
                 SimpleScheduleBuilder.simpleSchedule()
                     .withIntervalInMilliseconds(interval.toMillis())

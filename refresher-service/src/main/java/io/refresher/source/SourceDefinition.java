@@ -1,5 +1,7 @@
 package io.refresher.source;
 
+import java.util.LinkedHashMap;
+import java.util.Collections;
 import java.time.Duration;
 import java.util.Map;
 
@@ -18,6 +20,6 @@ public record SourceDefinition(
     Duration timeout) {
 
   public SourceDefinition {
-    params = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(params));
+    params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
   }
 }
