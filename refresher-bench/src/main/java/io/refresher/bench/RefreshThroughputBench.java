@@ -248,16 +248,19 @@ public final class RefreshThroughputBench {
             .replace("@REDIS_URL@", redisUrl)
             .replace("@DB_URL@", dbUrl)
             .replace("@TTR@", options.ttr.toMillis() + "ms")
-            .replace("@WORKERS@", Integer.toString(options.workers)));
+            .replace("@WORKERS@", Integer.toString(options.workers))
+            .replace("@NETTY@", Integer.toString(options.nettyThreads)));
     return file;
   }
 
-  private record Options(int keys, Duration ttl, Duration ttr, int workers, int steadySeconds, int registered) {
+  private record Options(
+      int keys, Duration ttl, Duration ttr, int workers, int nettyThreads, int steadySeconds, int registered) {
     static Options parse(String[] args) {
       int keys = 20_000;
       Duration ttl = Duration.ofSeconds(10);
       Duration ttr = Duration.ofSeconds(5);
       int workers = 16;
+      int nettyThreads = 0;
       int steady = 70;
       int registered = 0;
       for (int i = 0; i + 1 < args.length; i += 2) {
@@ -267,12 +270,13 @@ public final class RefreshThroughputBench {
           case "--ttl" -> ttl = parseDuration(value);
           case "--ttr" -> ttr = parseDuration(value);
           case "--workers" -> workers = Integer.parseInt(value);
+          case "--netty-threads" -> nettyThreads = Integer.parseInt(value);
           case "--steady" -> steady = Integer.parseInt(value);
           case "--registered" -> registered = Integer.parseInt(value);
           default -> throw new IllegalArgumentException("unknown option " + args[i]);
         }
       }
-      return new Options(keys, ttl, ttr, workers, steady, registered);
+      return new Options(keys, ttl, ttr, workers, nettyThreads, steady, registered);
     }
 
     private static Duration parseDuration(String text) {

@@ -39,6 +39,10 @@ public class RedisFactory {
   @Max(1000)
   private int connectionPoolSize = 64;
 
+  @Min(0)
+  @Max(256)
+  private int nettyThreads = 0;
+
   @JsonProperty
   public String getUrl() {
     return url;
@@ -79,6 +83,17 @@ public class RedisFactory {
     this.connectionPoolSize = connectionPoolSize;
   }
 
+  /** Redisson's I/O threads; 0 means twice the number of cores. */
+  @JsonProperty
+  public int getNettyThreads() {
+    return nettyThreads;
+  }
+
+  @JsonProperty
+  public void setNettyThreads(int nettyThreads) {
+    this.nettyThreads = nettyThreads;
+  }
+
   @ValidationMethod(message = "url must look like redis://[user:password@]host:port[/db] or rediss://...")
   public boolean isUrlValid() {
     try {
@@ -104,7 +119,8 @@ public class RedisFactory {
     Config config = new Config();
     // Values must be plain strings that any application can GET: never Redisson's default Kryo codec.
     config.setCodec(StringCodec.INSTANCE);
-    config.setNettyThreads(8);
+    config.setNettyThreads(
+        nettyThreads > 0 ? nettyThreads : 2 * Runtime.getRuntime().availableProcessors());
     config.setUseScriptCache(true);
     SingleServerConfig server = config.useSingleServer();
     if (parsed.password() != null) {
