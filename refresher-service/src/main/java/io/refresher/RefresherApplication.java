@@ -1,5 +1,6 @@
 package io.refresher;
 
+import com.codahale.metrics.MetricRegistry;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
@@ -9,6 +10,7 @@ import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
 import io.refresher.cli.DbCommand;
 import io.refresher.config.RefresherConfiguration;
+import org.eclipse.jetty.server.Server;
 
 /**
  * The composition root: {@link #initialize} adds commands and configuration handling, {@link #run}
@@ -39,14 +41,33 @@ public class RefresherApplication extends Application<RefresherConfiguration> {
   }
 
   private volatile ServiceWiring.Parts parts;
+  private volatile MetricRegistry metrics;
+  private volatile Server server;
 
   @Override
   public void run(RefresherConfiguration config, Environment environment) throws Exception {
     parts = ServiceWiring.wire(config, environment);
+    metrics = environment.metrics();
+    environment.lifecycle().addServerLifecycleListener(started -> server = started);
   }
 
-  /** The running service's parts (after {@link #run}); for the demo and for tests. */
+  /** The running service's parts (after {@link #run}); for the demo, the benchmark and tests. */
   public ServiceWiring.Parts parts() {
     return parts;
+  }
+
+  /** The running service's metrics (after {@link #run}). */
+  public MetricRegistry metrics() {
+    return metrics;
+  }
+
+  /**
+   * Stops a service started in-process with {@code run("server", ...)}: its managed parts stop in
+   * reverse order, so embedded Redis and PostgreSQL can be stopped after it.
+   */
+  public void stopServer() throws Exception {
+    if (server != null) {
+      server.stop();
+    }
   }
 }

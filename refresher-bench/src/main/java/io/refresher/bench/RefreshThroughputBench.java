@@ -2,6 +2,7 @@ package io.refresher.bench;
 
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.Snapshot;
+import io.refresher.RefresherApplication;
 import io.refresher.embedded.EmbeddedPostgreSql;
 import io.refresher.embedded.EmbeddedRedis;
 import java.io.InputStream;
@@ -59,7 +60,7 @@ public final class RefreshThroughputBench {
               + (options.keys + options.registered) + ") i");
     }
 
-    BenchApplication app = new BenchApplication();
+    RefresherApplication app = new RefresherApplication();
     app.run("server", writeConfig(redis.url(), dbUrl, options).toString());
     var parts = app.parts();
 
