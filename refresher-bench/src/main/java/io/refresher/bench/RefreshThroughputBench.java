@@ -111,6 +111,9 @@ public final class RefreshThroughputBench {
             }
           });
       System.out.println("redis calls per refresh (scripts' inner commands included):" + perCommand);
+      if (options.steadySeconds < 60) {
+        System.out.println("note: the lag figures cover the last minute, burst included; use --steady 60 or more");
+      }
       System.out.printf(
           Locale.ROOT,
           "steady: %d keys, ttl %s, ttr %s: %.0f refreshes/s over %.0f s (expected %.0f/s); lag p50 %.1f ms,"
