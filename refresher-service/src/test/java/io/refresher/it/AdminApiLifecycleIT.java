@@ -33,7 +33,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -69,10 +68,6 @@ class AdminApiLifecycleIT {
   private static final String BEARER = "Bearer " + TestApp.TOKEN;
   private static final String COUNTED_10M = "{\"source\":\"counted\",\"params\":{},\"ttl\":\"PT10M\"}";
 
-  @AfterAll
-  static void close() {
-    APP.close();
-  }
 
   // ---------------------------------------------------------------------------------------------
   // Register and replace.

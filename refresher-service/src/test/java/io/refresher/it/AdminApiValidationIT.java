@@ -21,7 +21,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -72,10 +71,6 @@ class AdminApiValidationIT {
     assertThat(APP.get(EXISTING)).contains("\"Laptop\"");
   }
 
-  @AfterAll
-  static void close() {
-    APP.close();
-  }
 
   // ---------------------------------------------------------------------------------------------
   // Body rules: tried as a new registration and as a replacement of an existing one.

@@ -17,7 +17,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -38,10 +37,6 @@ class KeepFreshIT {
       TestApp.create("keep_fresh", List.of(), "refresh.staleGrace", "0s", "refresh.jitter", "0");
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
-  @AfterAll
-  static void close() {
-    APP.close();
-  }
 
   @Test
   void registeredKey_hammeredByReadersForThreeTtls_neverAbsentAndSourceRunsOncePerCycle() throws Exception {

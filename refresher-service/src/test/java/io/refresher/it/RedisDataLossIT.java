@@ -10,7 +10,6 @@ import io.refresher.testing.TestApp;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -25,10 +24,6 @@ class RedisDataLossIT {
       TestApp.create("redis_data_loss", List.of(), "refresh.staleGrace", "5s");
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
-  @AfterAll
-  static void close() {
-    APP.close();
-  }
 
   @Test
   void redisRestartsEmpty_keysRefilledWithANewEpochAndRegistrationsIntact() {

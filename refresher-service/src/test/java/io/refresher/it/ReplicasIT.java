@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -29,10 +28,6 @@ class ReplicasIT {
   static final DropwizardAppExtension<RefresherConfiguration> FIRST_EXTENSION = FIRST.extension();
   static final DropwizardAppExtension<RefresherConfiguration> SECOND_EXTENSION = SECOND.extension();
 
-  @AfterAll
-  static void close() {
-    FIRST.close();
-  }
 
   @Test
   void twoReplicas_sharedKeys_eachRefreshRunsOnceAcrossReplicas() {

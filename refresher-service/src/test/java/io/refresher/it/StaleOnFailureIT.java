@@ -11,7 +11,6 @@ import io.refresher.testing.TestApp;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -31,10 +30,6 @@ class StaleOnFailureIT {
               "INSERT INTO test_switch VALUES (1, 1), (2, 1)"));
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
-  @AfterAll
-  static void close() {
-    APP.close();
-  }
 
   @Test
   void failingSource_pastLogicalExpiry_oldValueServedErrorShownThenClearedOnRecovery() {

@@ -20,7 +20,8 @@ import org.testcontainers.utility.DockerImageName;
  * {@code -Drefresher.test.servers=embedded|containers}.
  *
  * <p>One PostgreSQL server is shared by the whole test run; every test class gets its own database.
- * Every test class gets its own Redis too: a new embedded process (cheap), or a flushed container.
+ * Every test class gets its own Redis too: a new embedded process (cheap; stopped when the test
+ * JVM exits, if the test does not close it), or a flushed container.
  */
 public final class RealServers {
 
@@ -82,6 +83,7 @@ public final class RealServers {
     @Override
     public TestRedis newRedis() {
       EmbeddedRedis redis = EmbeddedRedis.start();
+      Runtime.getRuntime().addShutdownHook(new Thread(redis::close, "embedded-redis-stop"));
       return new TestRedis() {
         @Override
         public String url() {

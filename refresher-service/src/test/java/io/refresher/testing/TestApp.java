@@ -57,7 +57,8 @@ public final class TestApp {
     return on(name, other.database, other.redis, overrides);
   }
 
-  private static TestApp on(String name, TestDatabase database, TestRedis redis, String... overrides) {
+  /** The service on a given database and Redis (for tests that control a server's life). */
+  public static TestApp on(String name, TestDatabase database, TestRedis redis, String... overrides) {
     List<ConfigOverride> configOverrides = new ArrayList<>();
     configOverrides.add(ConfigOverride.config("redis.url", redis.url()));
     configOverrides.add(ConfigOverride.config("database.url", database.url()));
@@ -73,8 +74,18 @@ public final class TestApp {
             RefresherApplication.class,
             ResourceHelpers.resourceFilePath("config-test.yml"),
             configOverrides.toArray(ConfigOverride[]::new));
-    return new TestApp(database, redis, extension);
+    TestApp app = new TestApp(database, redis, extension);
+    extension.addListener(
+        new DropwizardAppExtension.ServiceListener<>() {
+          @Override
+          public void onStop(DropwizardAppExtension<RefresherConfiguration> stopped) {
+            app.closeAfterStop();
+          }
+        });
+    return app;
   }
+
+
 
   public DropwizardAppExtension<RefresherConfiguration> extension() {
     return extension;
@@ -137,11 +148,15 @@ public final class TestApp {
     return authorized(api("/v1/keys/" + pathOf(key)).queryParam("evict", evict)).delete();
   }
 
-  /** Stops the reader client and the Redis of this test class. */
-  public void close() {
+  /**
+   * Runs as the service stops: stops the reader client. Redis itself stays up until the test JVM
+   * exits ({@link RealServers}), because the listener runs before the service has stopped and a
+   * service that loses Redis while stopping logs connection errors.
+   */
+  private synchronized void closeAfterStop() {
     if (reader != null) {
       reader.shutdown();
+      reader = null;
     }
-    redis.close();
   }
 }
