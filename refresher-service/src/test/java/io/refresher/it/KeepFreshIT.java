@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The product's promise, end to end on real Redis and PostgreSQL: a registered key never goes
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class KeepFreshIT {
 
+  private static final Logger LOG = LoggerFactory.getLogger(KeepFreshIT.class);
   private static final Duration TTL = Duration.ofSeconds(2);
   private static final Duration TTR = Duration.ofMillis(500);
   private static final TestApp APP =
@@ -98,6 +101,16 @@ class KeepFreshIT {
 
     long executions = APP.database().executionsOf("counted_source") - executionsAtStart;
     long cycles = elapsedMillis / TTL.minus(TTR).toMillis();
+    LOG.info(
+        "over {} ms ({} refresh cycles): {} polls, {} absent; {} reads, {} misses; {} distinct values; {} source executions",
+        elapsedMillis,
+        cycles,
+        polls.get(),
+        absent.get(),
+        reads.get(),
+        readerMisses.get(),
+        values.size(),
+        executions);
 
     assertThat(terminated).as("poller ran for the whole window").isFalse();
     assertThat(polls.get()).as("polls every 20 ms over three TTLs").isGreaterThan(150);
