@@ -63,7 +63,9 @@ public final class RedisDueIndex implements DueIndex {
 
   @Override
   public List<DueKey> claim(long horizonMillis, int limit, long leaseUntilMillis) {
-    int perShard = Math.max(1, limit / shards);
+    // Each shard is asked for its share, rounded up: a batch may hold up to shards - 1 keys more
+    // than the limit, which keeps one round trip per claim.
+    int perShard = Math.max(1, (limit + shards - 1) / shards);
     try {
       RBatch batch = redisson.createBatch();
       for (int shard = 0; shard < shards; shard++) {

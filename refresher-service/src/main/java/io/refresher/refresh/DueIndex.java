@@ -17,8 +17,10 @@ public interface DueIndex {
   record DueKey(String key, long plannedAtMillis) {}
 
   /**
-   * Claims up to {@code limit} keys due at or before {@code horizonMillis}, earliest first, and
-   * pushes their due time to {@code leaseUntilMillis}.
+   * Claims about {@code limit} keys due at or before {@code horizonMillis}, earliest first, and
+   * pushes their due time to {@code leaseUntilMillis}. An implementation split into shards may
+   * return up to one key per shard more than the limit; fewer than the limit means nothing more is
+   * due.
    */
   List<DueKey> claim(long horizonMillis, int limit, long leaseUntilMillis);
 

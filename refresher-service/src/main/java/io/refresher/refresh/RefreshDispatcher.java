@@ -206,7 +206,7 @@ public final class RefreshDispatcher {
       // Deleted while due: drop from the index so they are not handed out again.
       index.remove(orphans);
     }
-    return claimed.size() == limit;
+    return claimed.size() >= limit;
   }
 
   private int giveBack() {
