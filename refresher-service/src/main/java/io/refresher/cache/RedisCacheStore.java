@@ -13,7 +13,10 @@ import java.util.Optional;
 import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisConnectionException;
 import org.redisson.client.RedisException;
+import org.redisson.client.RedisRetryException;
+import org.redisson.client.RedisTimeoutException;
 import org.redisson.client.codec.StringCodec;
 
 /**
@@ -189,6 +192,12 @@ public final class RedisCacheStore implements CacheStore {
   }
 
   static CacheUnavailableException unavailable(String what, Throwable cause) {
-    return new CacheUnavailableException(what + " failed: Redis unavailable (" + cause.getMessage() + ")", cause);
+    boolean unreachable =
+        cause instanceof RedisConnectionException
+            || cause instanceof RedisTimeoutException
+            || cause instanceof RedisRetryException;
+    return new CacheUnavailableException(
+        what + " failed: " + (unreachable ? "Redis unavailable" : "Redis error") + " (" + cause.getMessage() + ")",
+        cause);
   }
 }

@@ -12,20 +12,42 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
+import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
+import org.redisson.config.ReadMode;
 import org.redisson.config.SingleServerConfig;
 
 /**
  * The Redis that holds the cache. The URL has the form {@code redis://[user:password@]host:port[/db]}
  * ({@code rediss://} for TLS); credentials in it are passed to Redisson and never logged.
+ *
+ * <p>{@code mode: cluster} connects to a Redis Cluster: the URL is then a comma-separated list of
+ * seed nodes ({@code redis://:pw@node-a:6379,redis://node-b:6379}); credentials are taken from the
+ * first URL that has them, and the database must be 0. Reads and writes always go to masters: the
+ * service's reads (metadata, fences, due times) must see its own writes.
  */
 public class RedisFactory {
 
+  /** Standalone server, or Redis Cluster. */
+  public enum Mode {
+    SINGLE,
+    CLUSTER;
+
+    @com.fasterxml.jackson.annotation.JsonCreator
+    public static Mode fromJson(String name) {
+      return valueOf(name.trim().toUpperCase(java.util.Locale.ROOT));
+    }
+  }
+
   @NotBlank private String url = "redis://127.0.0.1:6379";
+
+  @NotNull private Mode mode = Mode.SINGLE;
 
   @NotNull
   @MinDuration(value = 10, unit = TimeUnit.MILLISECONDS)
@@ -51,6 +73,16 @@ public class RedisFactory {
   @JsonProperty
   public void setUrl(String url) {
     this.url = url;
+  }
+
+  @JsonProperty
+  public Mode getMode() {
+    return mode;
+  }
+
+  @JsonProperty
+  public void setMode(Mode mode) {
+    this.mode = mode;
   }
 
   @JsonProperty
@@ -94,34 +126,67 @@ public class RedisFactory {
     this.nettyThreads = nettyThreads;
   }
 
-  @ValidationMethod(message = "url must look like redis://[user:password@]host:port[/db] or rediss://...")
+  @ValidationMethod(
+      message =
+          "url must look like redis://[user:password@]host:port[/db] or rediss://...; with mode cluster, a comma-separated list of such URLs with database 0")
   public boolean isUrlValid() {
     try {
-      parse();
-      return true;
+      List<ParsedUrl> nodes = parseAll();
+      return mode == Mode.CLUSTER ? nodes.stream().allMatch(node -> node.database() == 0) : nodes.size() == 1;
     } catch (IllegalArgumentException e) {
       return false;
     }
   }
 
-  /** The URL with any password replaced, for logs. */
+  /** The URL(s) with any password left out, for logs. */
   public String redactedUrl() {
     try {
-      ParsedUrl parsed = parse();
-      return parsed.scheme() + "://" + parsed.host() + ":" + parsed.port() + "/" + parsed.database();
+      StringBuilder text = new StringBuilder();
+      for (ParsedUrl parsed : parseAll()) {
+        if (text.length() > 0) {
+          text.append(',');
+        }
+        text.append(parsed.scheme()).append("://").append(parsed.host()).append(':').append(parsed.port());
+        if (mode == Mode.SINGLE) {
+          text.append('/').append(parsed.database());
+        }
+      }
+      return (mode == Mode.CLUSTER ? "cluster " : "") + text;
     } catch (IllegalArgumentException e) {
       return "<invalid redis url>";
     }
   }
 
   public RedissonClient build() {
-    ParsedUrl parsed = parse();
+    List<ParsedUrl> nodes = parseAll();
     Config config = new Config();
     // Values must be plain strings that any application can GET: never Redisson's default Kryo codec.
     config.setCodec(StringCodec.INSTANCE);
     config.setNettyThreads(
         nettyThreads > 0 ? nettyThreads : 2 * Runtime.getRuntime().availableProcessors());
     config.setUseScriptCache(true);
+    ParsedUrl credentials =
+        nodes.stream().filter(node -> node.password() != null).findFirst().orElse(nodes.get(0));
+    if (mode == Mode.CLUSTER) {
+      ClusterServersConfig cluster = config.useClusterServers();
+      nodes.forEach(node -> cluster.addNodeAddress(node.address()));
+      cluster
+          .setReadMode(ReadMode.MASTER)
+          .setTimeout((int) timeout.toMilliseconds())
+          .setConnectTimeout((int) connectTimeout.toMilliseconds())
+          .setMasterConnectionPoolSize(connectionPoolSize)
+          .setMasterConnectionMinimumIdleSize(Math.min(8, connectionPoolSize))
+          .setRetryAttempts(1)
+          .setPingConnectionInterval(5_000);
+      if (credentials.password() != null) {
+        cluster.setPassword(credentials.password());
+        if (credentials.user() != null) {
+          cluster.setUsername(credentials.user());
+        }
+      }
+      return Redisson.create(config);
+    }
+    ParsedUrl parsed = nodes.get(0);
     SingleServerConfig server = config.useSingleServer();
     if (parsed.password() != null) {
       server.setPassword(parsed.password());
@@ -130,7 +195,7 @@ public class RedisFactory {
       }
     }
     server
-        .setAddress(parsed.scheme() + "://" + parsed.host() + ":" + parsed.port())
+        .setAddress(parsed.address())
         .setDatabase(parsed.database())
         .setTimeout((int) timeout.toMilliseconds())
         .setConnectTimeout((int) connectTimeout.toMilliseconds())
@@ -141,7 +206,20 @@ public class RedisFactory {
     return Redisson.create(config);
   }
 
-  ParsedUrl parse() {
+  List<ParsedUrl> parseAll() {
+    List<ParsedUrl> nodes = new ArrayList<>();
+    for (String part : url.split(",")) {
+      if (!part.isBlank()) {
+        nodes.add(parse(part.trim()));
+      }
+    }
+    if (nodes.isEmpty()) {
+      throw new IllegalArgumentException("no URL");
+    }
+    return nodes;
+  }
+
+  static ParsedUrl parse(String url) {
     URI uri;
     try {
       uri = new URI(url);
@@ -180,7 +258,11 @@ public class RedisFactory {
     return URLDecoder.decode(part, StandardCharsets.UTF_8);
   }
 
-  record ParsedUrl(String scheme, String host, int port, int database, String user, String password) {}
+  record ParsedUrl(String scheme, String host, int port, int database, String user, String password) {
+    String address() {
+      return scheme + "://" + host + ":" + port;
+    }
+  }
 
   @Override
   public String toString() {

@@ -1,0 +1,119 @@
+package io.refresher.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
+import io.refresher.cache.CacheKeys;
+import io.refresher.config.RefresherConfiguration;
+import io.refresher.embedded.EmbeddedRedisCluster;
+import io.refresher.testing.RealServers;
+import io.refresher.testing.TestApp;
+import io.refresher.testing.TestRedis;
+import jakarta.ws.rs.core.Response;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.config.Config;
+import org.redisson.config.ReadMode;
+
+/**
+ * The service on a real three-master Redis Cluster: every script touches keys of one slot only
+ * (value and metadata; the lock and its token counter; one due-index shard), so registration,
+ * scheduled refresh, status, manual refresh and eviction work for keys in every slot, with and
+ * without hash tags, without a CROSSSLOT error.
+ */
+@ExtendWith(DropwizardExtensionsSupport.class)
+class RedisClusterIT {
+
+  private static final EmbeddedRedisCluster CLUSTER = startCluster();
+  private static final TestApp APP =
+      TestApp.on("redis_cluster", RealServers.newDatabase("redis_cluster"), clusterRedis(), "redis.mode", "cluster");
+  static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
+
+  private static EmbeddedRedisCluster startCluster() {
+    EmbeddedRedisCluster cluster = EmbeddedRedisCluster.start();
+    // Stopped when the test JVM exits, after the service that uses it.
+    Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "embedded-redis-cluster-stop"));
+    return cluster;
+  }
+
+  private static TestRedis clusterRedis() {
+    return new TestRedis() {
+      @Override
+      public String url() {
+        return CLUSTER.urls();
+      }
+
+      @Override
+      public RedissonClient connect() {
+        Config config = new Config();
+        config.setCodec(StringCodec.INSTANCE);
+        var cluster = config.useClusterServers().setReadMode(ReadMode.MASTER);
+        CLUSTER.ports().forEach(port -> cluster.addNodeAddress("redis://127.0.0.1:" + port));
+        return Redisson.create(config);
+      }
+
+      @Override
+      public void loseData() {
+        throw new UnsupportedOperationException("not needed for the cluster test");
+      }
+
+      @Override
+      public void close() {
+        // The shutdown hook stops the cluster.
+      }
+    };
+  }
+
+  @Test
+  void keysInEverySlotShape_registeredRefreshedReadAndEvictedOnACluster() {
+    List<String> keys = new ArrayList<>();
+    for (int i = 1; i <= 24; i++) {
+      keys.add("product:" + i);
+    }
+    keys.addAll(List.of("user:{42}:cart", "user:{42}:profile", "a}b", "a{}b", "catalog/electronics"));
+    assertThat(keys.stream().map(CacheKeys::slot).distinct().count()).as("slots spread").isGreaterThan(20);
+
+    Map<String, String> firstTokens = new HashMap<>();
+    for (String key : keys) {
+      try (Response response = APP.putKey(key, "{\"source\":\"counted\",\"params\":{},\"ttl\":\"PT2S\"}")) {
+        JsonNode body = response.readEntity(JsonNode.class);
+        assertThat(response.getStatus()).as("PUT %s: %s", key, body).isEqualTo(201);
+        assertThat(body.path("refresh").path("outcome").asText()).as("PUT %s: %s", key, body).isEqualTo("refreshed");
+      }
+      assertThat(APP.get(key)).as(key).startsWith("counted-");
+      firstTokens.put(key, APP.meta(key).get("token"));
+    }
+
+    await("every key is refreshed again by the dispatcher")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> keys.stream().allMatch(key -> !firstTokens.get(key).equals(APP.meta(key).get("token"))));
+
+    for (String key : List.of("user:{42}:cart", "a}b")) {
+      try (Response response = APP.getKey(key)) {
+        JsonNode status = response.readEntity(JsonNode.class).path("status");
+        assertThat(status.path("valuePresent").asBoolean()).as(key).isTrue();
+        assertThat(status.has("nextRefreshAt")).as(key).isTrue();
+      }
+      try (Response response = APP.refreshKey(key)) {
+        assertThat(response.readEntity(JsonNode.class).path("outcome").asText()).as(key).isEqualTo("refreshed");
+      }
+    }
+    try (Response response = APP.deleteKey("a{}b", true)) {
+      assertThat(response.getStatus()).isEqualTo(204);
+    }
+    assertThat(APP.get("a{}b")).isNull();
+    assertThat(APP.meta("a{}b")).isEmpty();
+    assertThat(APP.parts().dispatcher().consecutiveTickFailures()).isZero();
+  }
+}
