@@ -23,6 +23,7 @@ import io.refresher.config.DatabaseFactory;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.config.SourceFactory;
 import io.refresher.health.PostgresHealthCheck;
+import io.refresher.health.PrometheusEndpoint;
 import io.refresher.health.RedisHealthCheck;
 import io.refresher.health.RefreshMetrics;
 import io.refresher.health.SchedulerHealthCheck;
@@ -210,6 +211,8 @@ public final class ServiceWiring {
         }
       }
     });
+
+    PrometheusEndpoint.register(environment.metrics(), environment.admin());
 
     ErrorMappers.register(environment.jersey().getResourceConfig());
     environment.jersey().register(

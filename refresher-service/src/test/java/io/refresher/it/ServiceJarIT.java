@@ -56,7 +56,9 @@ class ServiceJarIT {
     TestDatabase database = RealServers.newDatabase("service_jar");
     int port = freePort();
     Path log = Files.createTempFile("service-jar", ".log");
-    Process service = start(log, env(database, port), "server", CONFIG.toString());
+    Map<String, String> env = env(database, port);
+    int adminPort = Integer.parseInt(env.get("REFRESHER_ADMIN_PORT"));
+    Process service = start(log, env, "server", CONFIG.toString());
     HttpClient http = HttpClient.newHttpClient();
 
     await("the service becomes ready")
@@ -78,6 +80,14 @@ class ServiceJarIT {
     assertThat(database.queryLong("SELECT count(*) FROM refresher.refresher_key")).isEqualTo(1);
     assertThat(database.queryLong("SELECT count(*) FROM refresher.refresher_schema_history WHERE success"))
         .isGreaterThanOrEqualTo(2);
+
+    HttpResponse<String> prometheus =
+        http.send(get(adminPort, "/metrics/prometheus"), HttpResponse.BodyHandlers.ofString());
+    assertThat(prometheus.statusCode()).isEqualTo(200);
+    assertThat(prometheus.body())
+        .contains("refresher_refresh_refreshed_total")
+        .contains("refresher_source_server_time_duration")
+        .contains("refresher_refresh_lag");
 
     service.destroy();
     assertThat(service.waitFor(60, TimeUnit.SECONDS)).as("stops on SIGTERM").isTrue();

@@ -1,0 +1,25 @@
+package io.refresher.health;
+
+import com.codahale.metrics.MetricRegistry;
+import io.dropwizard.core.setup.AdminEnvironment;
+import io.prometheus.metrics.exporter.servlet.jakarta.PrometheusMetricsServlet;
+import io.prometheus.metrics.instrumentation.dropwizard.DropwizardExports;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+/**
+ * Serves every Dropwizard metric in the Prometheus text format at {@value #PATH} on the admin port,
+ * for Kubernetes scrapers (names are sanitised: {@code refresher.refresh.lag} becomes {@code
+ * refresher_refresh_lag}).
+ */
+public final class PrometheusEndpoint {
+
+  public static final String PATH = "/metrics/prometheus";
+
+  private PrometheusEndpoint() {}
+
+  public static void register(MetricRegistry metrics, AdminEnvironment admin) {
+    PrometheusRegistry registry = new PrometheusRegistry();
+    DropwizardExports.builder().dropwizardRegistry(metrics).register(registry);
+    admin.addServlet("prometheus", new PrometheusMetricsServlet(registry)).addMapping(PATH);
+  }
+}
