@@ -254,6 +254,9 @@ public final class RefreshDispatcher {
       try {
         listener.onLag(Duration.ofMillis(Math.max(0, clock.millis() - plannedAtMillis)));
         refresher.refresh(registration, Trigger.SCHEDULED);
+      } catch (RuntimeException e) {
+        // The executor would swallow it silently; the key's claim lease brings it back.
+        LOG.error("scheduled refresh of key '{}' failed unexpectedly", registration.key(), e);
       } finally {
         inFlight.decrementAndGet();
       }
