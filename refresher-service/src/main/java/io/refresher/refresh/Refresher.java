@@ -5,7 +5,6 @@ import io.refresher.refresh.RefreshOutcome.Refreshed;
 import io.refresher.refresh.RefreshOutcome.Skipped;
 import io.refresher.registry.Registration;
 import io.refresher.source.SourceException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -91,7 +90,7 @@ public final class Refresher {
       fence = new Fence(epochs.currentEpoch(), held.token());
       String value = loader.load(registration);
       Duration took = Duration.between(started, clock.instant());
-      long bytes = value.getBytes(StandardCharsets.UTF_8).length;
+      long bytes = utf8Length(value);
       if (bytes > settings.maxValueBytes()) {
         throw new SourceException(
             SourceException.Kind.VALUE_TOO_LARGE,
@@ -202,5 +201,26 @@ public final class Refresher {
           error,
           retryAt);
     }
+  }
+
+  /** The value's size in UTF-8 without copying it (this runs on every refresh). */
+  static long utf8Length(String text) {
+    long bytes = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x80) {
+        bytes += 1;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        bytes += 1; // an unpaired surrogate is encoded as '?'
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
   }
 }

@@ -530,4 +530,11 @@ class RefresherTest {
     @Override
     public void onLag(Duration lag) {}
   }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"", "ascii", "é", "€uro", "😀 emoji", "mixed é € 😀 text", "\uD800 lone"})
+  void utf8Length_anyText_equalsEncodedLength(String text) {
+    assertThat(Refresher.utf8Length(text))
+        .isEqualTo(text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+  }
 }
