@@ -3,11 +3,10 @@ package io.refresher.demo;
 import com.codahale.metrics.Meter;
 import io.refresher.embedded.EmbeddedPostgreSql;
 import io.refresher.embedded.EmbeddedRedis;
+import io.refresher.embedded.FreePorts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -76,9 +75,9 @@ final class Demo {
     String dbUrl = postgres.createDatabase("refresher_demo");
     seed(dbUrl);
 
-    int httpPort = freePort();
+    int httpPort = FreePorts.next();
     String token = UUID.randomUUID().toString();
-    Path config = writeConfig(redis.url(), dbUrl, httpPort, freePort(), token);
+    Path config = writeConfig(redis.url(), dbUrl, httpPort, FreePorts.next(), token);
     out.println("Starting the Refresher service on http://127.0.0.1:" + httpPort + " ...");
     DemoApplication app = new DemoApplication();
     app.run("server", config.toString());
@@ -296,14 +295,6 @@ final class Demo {
     config.setCodec(StringCodec.INSTANCE);
     config.useSingleServer().setAddress(url).setConnectionPoolSize(32).setConnectionMinimumIdleSize(8);
     return Redisson.create(config);
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   /** The admin API, as an operator's script would call it. */

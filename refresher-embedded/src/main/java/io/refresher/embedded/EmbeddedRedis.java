@@ -2,7 +2,6 @@ package io.refresher.embedded;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import redis.embedded.RedisServer;
 
 /**
@@ -23,7 +22,7 @@ public final class EmbeddedRedis implements AutoCloseable {
 
   /** Starts a server on a free loopback port. */
   public static EmbeddedRedis start() {
-    return start(freePort());
+    return start(FreePorts.next());
   }
 
   /** Starts a server on the given loopback port (a restart on the same port keeps clients' URLs valid). */
@@ -79,12 +78,4 @@ public final class EmbeddedRedis implements AutoCloseable {
     stop();
   }
 
-  static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("no free port for an embedded server", e);
-    }
-  }
 }

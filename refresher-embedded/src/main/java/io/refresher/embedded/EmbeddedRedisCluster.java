@@ -26,7 +26,7 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
   public static EmbeddedRedisCluster start() {
     List<Integer> ports = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      ports.add(EmbeddedRedis.freePort());
+      ports.add(FreePorts.next());
     }
     try {
       RedisShardedCluster cluster =

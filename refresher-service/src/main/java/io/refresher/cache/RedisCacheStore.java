@@ -40,13 +40,9 @@ public final class RedisCacheStore implements CacheStore {
       local stored = redis.call('HMGET', KEYS[2], 'epoch', 'token', 'failures')
       local epoch = tonumber(ARGV[3])
       local token = tonumber(ARGV[4])
-      if stored[1] then
-        local storedEpoch = tonumber(stored[1])
-        local storedToken = tonumber(stored[2])
-        if storedEpoch > epoch or (storedEpoch == epoch and storedToken > token) then
-          return {0, 0}
-        end
-      end
+      """
+          + fenceRefusal("{0, 0}")
+          + """
       redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
       redis.call('DEL', KEYS[2])
       redis.call('HSET', KEYS[2], 'epoch', ARGV[3], 'token', ARGV[4], 'computedAt', ARGV[5],
@@ -64,13 +60,9 @@ public final class RedisCacheStore implements CacheStore {
       local stored = redis.call('HMGET', KEYS[1], 'epoch', 'token')
       local epoch = tonumber(ARGV[1])
       local token = tonumber(ARGV[2])
-      if stored[1] then
-        local storedEpoch = tonumber(stored[1])
-        local storedToken = tonumber(stored[2])
-        if storedEpoch > epoch or (storedEpoch == epoch and storedToken > token) then
-          return 0
-        end
-      end
+      """
+          + fenceRefusal("0")
+          + """
       local existed = redis.call('EXISTS', KEYS[1])
       redis.call('HSET', KEYS[1], 'epoch', ARGV[1], 'token', ARGV[2], 'errorKind', ARGV[3],
         'error', ARGV[4], 'errorAt', ARGV[5])
@@ -82,6 +74,24 @@ public final class RedisCacheStore implements CacheStore {
       """;
 
   private static final int MAX_ERROR_LENGTH = 500;
+
+  /**
+   * The fencing rule, shared by every script that writes a key's metadata: with {@code stored}
+   * holding the stored epoch and token, return {@code refusal} when the stored fence is newer
+   * than {@code (epoch, token)}.
+   */
+  private static String fenceRefusal(String refusal) {
+    return """
+        if stored[1] then
+          local storedEpoch = tonumber(stored[1])
+          local storedToken = tonumber(stored[2])
+          if storedEpoch > epoch or (storedEpoch == epoch and storedToken > token) then
+            return %s
+          end
+        end
+        """
+        .formatted(refusal);
+  }
 
   private final RedissonClient redisson;
 

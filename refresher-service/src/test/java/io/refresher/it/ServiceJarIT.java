@@ -3,11 +3,11 @@ package io.refresher.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.refresher.embedded.FreePorts;
 import io.refresher.testing.RealServers;
 import io.refresher.testing.TestDatabase;
 import io.refresher.testing.TestRedis;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -54,7 +54,7 @@ class ServiceJarIT {
   @Test
   void server_withDocumentedEnvironment_migratesAndServesTheApi() throws Exception {
     TestDatabase database = RealServers.newDatabase("service_jar");
-    int port = freePort();
+    int port = FreePorts.next();
     Path log = Files.createTempFile("service-jar", ".log");
     Map<String, String> env = env(database, port);
     int adminPort = Integer.parseInt(env.get("REFRESHER_ADMIN_PORT"));
@@ -98,7 +98,7 @@ class ServiceJarIT {
   @Test
   void server_withoutDatabaseUrl_refusesToStartNamingTheVariable() throws Exception {
     TestDatabase database = RealServers.newDatabase("service_jar_env");
-    Map<String, String> env = env(database, freePort());
+    Map<String, String> env = env(database, FreePorts.next());
     env.remove("REFRESHER_DB_URL");
     Path log = Files.createTempFile("service-jar-env", ".log");
     Process service = start(log, env, "server", CONFIG.toString());
@@ -112,7 +112,7 @@ class ServiceJarIT {
   void dbMigrate_freshDatabase_appliesTheMigrationsAndExits() throws Exception {
     TestDatabase database = RealServers.newDatabase("service_jar_migrate");
     Path log = Files.createTempFile("service-jar-migrate", ".log");
-    Process migrate = start(log, env(database, freePort()), "db", "migrate", CONFIG.toString());
+    Process migrate = start(log, env(database, FreePorts.next()), "db", "migrate", CONFIG.toString());
 
     assertThat(migrate.waitFor(90, TimeUnit.SECONDS)).isTrue();
     String output = Files.readString(log);
@@ -131,7 +131,7 @@ class ServiceJarIT {
     env.put("REFRESHER_DB_PASSWORD", database.password());
     env.put("REFRESHER_ADMIN_TOKEN", TOKEN);
     env.put("REFRESHER_HTTP_PORT", Integer.toString(port));
-    env.put("REFRESHER_ADMIN_PORT", Integer.toString(freePort()));
+    env.put("REFRESHER_ADMIN_PORT", Integer.toString(FreePorts.next()));
     return env;
   }
 
@@ -163,9 +163,4 @@ class ServiceJarIT {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
-  }
 }
