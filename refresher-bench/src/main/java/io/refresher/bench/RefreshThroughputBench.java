@@ -169,10 +169,10 @@ public final class RefreshThroughputBench {
 
   private static void register(Statement sql, long from, long count, Duration ttl) throws SQLException {
     sql.execute(
-        "INSERT INTO refresher.refresher_key (key, source, params, ttl_ms, created_at, updated_at) "
+        "INSERT INTO refresher.refresher_key (key, source, params, ttl_ms, policy, created_at, updated_at) "
             + "SELECT 'item:' || i, 'item', jsonb_build_object('id', i), "
             + ttl.toMillis()
-            + ", now(), now() FROM generate_series("
+            + ", 'always', now(), now() FROM generate_series("
             + from
             + ", "
             + (from + count - 1)

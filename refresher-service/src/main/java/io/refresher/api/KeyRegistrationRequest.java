@@ -5,8 +5,9 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * Body of {@code PUT /v1/keys/{key}}: {@code {"source": "...", "params": {...}, "ttl": "PT5M"}}.
+ * Body of {@code PUT /v1/keys/{key}}: {@code {"source": "...", "params": {...}, "ttl": "PT5M",
+ * "policy": "hot"}}; {@code policy} is optional ({@code hot} or {@code always}).
  * Unknown fields are refused so that a typo does not silently register something else.
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
-public record KeyRegistrationRequest(String source, Map<String, Object> params, Duration ttl) {}
+public record KeyRegistrationRequest(String source, Map<String, Object> params, Duration ttl, String policy) {}

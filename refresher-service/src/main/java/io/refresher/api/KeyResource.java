@@ -59,7 +59,7 @@ public final class KeyResource {
       throw new InvalidRegistrationException("body", "must be a JSON object with source, params and ttl");
     }
     Registry.Registered registered =
-        registry.register(key, request.source(), request.params(), request.ttl());
+        registry.register(key, request.source(), request.params(), request.ttl(), request.policy());
     Registration registration = registered.registration();
     LOG.info(
         "{} key '{}': source '{}', ttl {}",

@@ -1,5 +1,6 @@
 package io.refresher.cache;
 
+import io.refresher.client.protocol.CacheKeys;
 import java.util.concurrent.CompletionException;
 import io.refresher.refresh.CacheStore;
 import io.refresher.refresh.CacheUnavailableException;

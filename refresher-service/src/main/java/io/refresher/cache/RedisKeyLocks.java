@@ -1,5 +1,6 @@
 package io.refresher.cache;
 
+import io.refresher.client.protocol.CacheKeys;
 import io.refresher.refresh.KeyLocks;
 import java.time.Duration;
 import java.util.Optional;

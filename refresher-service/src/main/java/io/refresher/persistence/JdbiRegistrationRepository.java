@@ -3,6 +3,7 @@ package io.refresher.persistence;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.refresher.registry.RefreshPolicy;
 import io.refresher.registry.Registration;
 import io.refresher.registry.RegistrationRepository;
 import io.refresher.registry.Registry;
@@ -26,7 +27,7 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
 
   private static final TypeReference<Map<String, Object>> PARAMS = new TypeReference<>() {};
   private static final String COLUMNS =
-      "key, source, params::text AS params, ttl_ms, created_at, updated_at";
+      "key, source, params::text AS params, ttl_ms, policy, created_at, updated_at";
 
   private final Jdbi jdbi;
   private final ObjectMapper json;
@@ -46,10 +47,11 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
                   Registry.Registered stored =
                       handle
                           .createQuery(
-                              "INSERT INTO refresher_key (key, source, params, ttl_ms, created_at, updated_at) "
-                                  + "VALUES (:key, :source, CAST(:params AS jsonb), :ttl, :now, :now) "
+                              "INSERT INTO refresher_key (key, source, params, ttl_ms, policy, created_at, updated_at) "
+                                  + "VALUES (:key, :source, CAST(:params AS jsonb), :ttl, :policy, :now, :now) "
                                   + "ON CONFLICT (key) DO UPDATE SET source = EXCLUDED.source, "
-                                  + "params = EXCLUDED.params, ttl_ms = EXCLUDED.ttl_ms, updated_at = EXCLUDED.updated_at "
+                                  + "params = EXCLUDED.params, ttl_ms = EXCLUDED.ttl_ms, policy = EXCLUDED.policy, "
+                                  + "updated_at = EXCLUDED.updated_at "
                                   + "RETURNING "
                                   + COLUMNS
                                   + ", (xmax = 0) AS inserted")
@@ -57,6 +59,7 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
                           .bind("source", registration.source())
                           .bind("params", params)
                           .bind("ttl", registration.ttl().toMillis())
+                          .bind("policy", registration.policy().jsonName())
                           .bind("now", Timestamp.from(registration.updatedAt()))
                           .map((rs, ctx) -> new Registry.Registered(map(rs), rs.getBoolean("inserted")))
                           .one();
@@ -71,7 +74,8 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
                               Map.of(
                                   "source", registration.source(),
                                   "params", registration.params(),
-                                  "ttl", registration.ttl().toString())))
+                                  "ttl", registration.ttl().toString(),
+                                  "policy", registration.policy().jsonName())))
                       .execute();
                   return stored;
                 }));
@@ -148,13 +152,15 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
   }
 
   @Override
-  public List<String> keysAfter(String after, int limit) {
+  public List<String> keysAfter(String after, int limit, RefreshPolicy policy) {
     return call(
         () ->
             jdbi.withHandle(
                 handle ->
                     handle
-                        .createQuery("SELECT key FROM refresher_key WHERE key > :after ORDER BY key LIMIT :limit")
+                        .createQuery(
+                            "SELECT key FROM refresher_key WHERE policy = :policy AND key > :after ORDER BY key LIMIT :limit")
+                        .bind("policy", policy.jsonName())
                         .bind("after", after)
                         .bind("limit", limit)
                         .mapTo(String.class)
@@ -178,13 +184,14 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
     } catch (JsonProcessingException e) {
       throw new SQLException("params of key '" + rs.getString("key") + "' are not JSON", e);
     }
-    return new Registration(
+    return Registration.of(
         rs.getString("key"),
         rs.getString("source"),
         params,
         Duration.ofMillis(rs.getLong("ttl_ms")),
         rs.getTimestamp("created_at").toInstant(),
-        rs.getTimestamp("updated_at").toInstant());
+        rs.getTimestamp("updated_at").toInstant(),
+        RefreshPolicy.fromJson(rs.getString("policy")));
   }
 
   private String toJson(Object value) {

@@ -1,5 +1,6 @@
 package io.refresher.refresh;
 
+import io.refresher.registry.RefreshPolicy;
 import io.refresher.registry.RegistrationRepository;
 import java.time.InstantSource;
 import java.util.List;
@@ -36,7 +37,7 @@ public final class DueIndexReconciler {
     int seen = 0;
     String after = "";
     while (true) {
-      List<String> keys = registrations.keysAfter(after, PAGE);
+      List<String> keys = registrations.keysAfter(after, PAGE, RefreshPolicy.ALWAYS);
       if (keys.isEmpty()) {
         break;
       }

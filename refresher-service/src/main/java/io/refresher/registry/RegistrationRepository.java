@@ -28,8 +28,11 @@ public interface RegistrationRepository {
   /** Returns true when a registration was deleted. */
   boolean delete(String key);
 
-  /** Up to {@code limit} keys after {@code after} in key order; for sweeping all registrations. */
-  List<String> keysAfter(String after, int limit);
+  /**
+   * Up to {@code limit} keys with the given policy after {@code after} in key order; for sweeping
+   * registrations.
+   */
+  List<String> keysAfter(String after, int limit, RefreshPolicy policy);
 
   long count();
 }

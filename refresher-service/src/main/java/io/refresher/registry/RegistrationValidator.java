@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -34,42 +35,68 @@ public final class RegistrationValidator {
       String key, String sourceName, Map<String, Object> params, Duration ttl) {
     List<FieldError> errors = new ArrayList<>();
     KeyRules.violation(key).ifPresent(rule -> errors.add(new FieldError("key", rule)));
-
-    if (ttl == null) {
-      errors.add(new FieldError("ttl", "is required (ISO-8601 duration such as PT5M)"));
-    } else if (ttl.compareTo(limits.minTtl()) < 0 || ttl.compareTo(limits.maxTtl()) > 0) {
-      errors.add(
-          new FieldError("ttl", "must be between " + limits.minTtl() + " and " + limits.maxTtl()));
-    }
-
-    Map<String, Object> converted = new LinkedHashMap<>();
-    Map<String, Object> given = params == null ? Map.of() : params;
-    if (sourceName == null || sourceName.isBlank()) {
-      errors.add(new FieldError("source", "is required"));
-    } else {
-      Optional<SourceDefinition> source = sources.find(sourceName);
-      if (source.isEmpty()) {
-        errors.add(
-            new FieldError(
-                "source",
-                "must name a configured source (one of " + new TreeSet<>(sourceNames()) + ")"));
-      } else {
-        checkParams(source.get(), given, converted, errors);
-      }
-    }
+    checkTtl(ttl, errors);
+    Map<String, Object> converted = checkSource(sourceName, params, Set.of(), errors);
     if (!errors.isEmpty()) {
       throw new InvalidRegistrationException(errors);
     }
     return converted;
   }
 
+  /** Adds the broken TTL rule, if any, to {@code errors}. */
+  public void checkTtl(Duration ttl, List<FieldError> errors) {
+    if (ttl == null) {
+      errors.add(new FieldError("ttl", "is required (ISO-8601 duration such as PT5M)"));
+    } else if (ttl.compareTo(limits.minTtl()) < 0 || ttl.compareTo(limits.maxTtl()) > 0) {
+      errors.add(
+          new FieldError("ttl", "must be between " + limits.minTtl() + " and " + limits.maxTtl()));
+    }
+  }
+
+  /**
+   * Checks that the source exists and that {@code params} gives exactly the parameters it declares,
+   * except those named in {@code suppliedElsewhere} (a template's placeholders), which must not be
+   * given. Returns the given parameters converted to their declared types; adds broken rules to
+   * {@code errors}.
+   */
+  public Map<String, Object> checkSource(
+      String sourceName, Map<String, Object> params, Set<String> suppliedElsewhere, List<FieldError> errors) {
+    Map<String, Object> converted = new LinkedHashMap<>();
+    Map<String, Object> given = params == null ? Map.of() : params;
+    if (sourceName == null || sourceName.isBlank()) {
+      errors.add(new FieldError("source", "is required"));
+      return converted;
+    }
+    Optional<SourceDefinition> source = sources.find(sourceName);
+    if (source.isEmpty()) {
+      errors.add(
+          new FieldError(
+              "source", "must name a configured source (one of " + new TreeSet<>(sourceNames()) + ")"));
+      return converted;
+    }
+    checkParams(source.get(), given, suppliedElsewhere, converted, errors);
+    return converted;
+  }
+
+  /** The source's declared parameters, by name; empty when there is no such source. */
+  public Map<String, ParamType> paramsOf(String sourceName) {
+    return sources.find(sourceName).map(SourceDefinition::params).orElse(Map.of());
+  }
+
   private static void checkParams(
       SourceDefinition source,
       Map<String, Object> given,
+      Set<String> suppliedElsewhere,
       Map<String, Object> converted,
       List<FieldError> errors) {
     for (Map.Entry<String, ParamType> declared : source.params().entrySet()) {
       String name = declared.getKey();
+      if (suppliedElsewhere.contains(name)) {
+        if (given.containsKey(name)) {
+          errors.add(new FieldError("params." + name, "is taken from the pattern's {" + name + "} and must not be given"));
+        }
+        continue;
+      }
       if (!given.containsKey(name)) {
         errors.add(
             new FieldError(

@@ -25,11 +25,34 @@ public final class Registry {
   /** The outcome of {@link #register}: the stored registration and whether the key was new. */
   public record Registered(Registration registration, boolean created) {}
 
-  public Registered register(String key, String source, Map<String, Object> params, Duration ttl) {
-    Map<String, Object> checked = validator.validate(key, source, params, ttl);
+  /**
+   * Validates and stores a registration.
+   *
+   * @param policy {@code "hot"}, {@code "always"}, or null for the default ({@code "hot"})
+   */
+  public Registered register(
+      String key, String source, Map<String, Object> params, Duration ttl, String policy) {
+    RefreshPolicy parsed = policy == null ? RefreshPolicy.HOT : RefreshPolicy.fromJson(policy);
+    Map<String, Object> checked;
+    try {
+      checked = validator.validate(key, source, params, ttl);
+    } catch (InvalidRegistrationException e) {
+      if (parsed != null) {
+        throw e;
+      }
+      List<FieldError> all = new java.util.ArrayList<>(e.errors());
+      all.add(POLICY_RULE);
+      throw new InvalidRegistrationException(all);
+    }
+    if (parsed == null) {
+      throw new InvalidRegistrationException(List.of(POLICY_RULE));
+    }
     Instant now = clock.instant();
-    return repository.upsert(new Registration(key, source, checked, ttl, now, now));
+    return repository.upsert(Registration.of(key, source, checked, ttl, now, now, parsed));
   }
+
+  private static final FieldError POLICY_RULE =
+      new FieldError("policy", "must be 'hot' (refreshed while read often, the default) or 'always'");
 
   public Registration get(String key) {
     return repository.find(key).orElseThrow(() -> new KeyNotFoundException(key));

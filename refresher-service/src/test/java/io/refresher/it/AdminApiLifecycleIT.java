@@ -9,7 +9,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.dropwizard.testing.ResourceHelpers;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
-import io.refresher.cache.CacheKeys;
+import io.refresher.client.protocol.CacheKeys;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.testing.TestApp;
 import jakarta.ws.rs.core.MediaType;

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
-import io.refresher.cache.CacheKeys;
+import io.refresher.client.protocol.CacheKeys;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.testing.TestApp;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package io.refresher.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.refresher.cache.CacheKeys;
+import io.refresher.client.protocol.CacheKeys;
 import io.refresher.cache.RedisCacheStore;
 import io.refresher.cache.RedisKeyLocks;
 import io.refresher.refresh.CacheStore;

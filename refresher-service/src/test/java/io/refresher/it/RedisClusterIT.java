@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
-import io.refresher.cache.CacheKeys;
+import io.refresher.client.protocol.CacheKeys;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.embedded.EmbeddedRedisCluster;
 import io.refresher.testing.RealServers;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.refresher.refresh.RefreshOutcome.Failed;
 import io.refresher.refresh.RefreshOutcome.Refreshed;
 import io.refresher.refresh.RefreshOutcome.Skipped;
+import io.refresher.registry.RefreshPolicy;
 import io.refresher.registry.Registration;
 import io.refresher.source.SourceException;
 import java.time.Duration;
@@ -37,7 +38,7 @@ class RefresherTest {
           16);
 
   private static final Registration PRODUCT =
-      new Registration("product:42", "product-by-id", Map.of("id", 42L), TTL, T0, T0);
+      Registration.of("product:42", "product-by-id", Map.of("id", 42L), TTL, T0, T0, RefreshPolicy.ALWAYS);
 
   private final FakeClock clock = new FakeClock(T0);
   private final FakeLoader loader = new FakeLoader(clock);
@@ -114,7 +115,7 @@ class RefresherTest {
 
   @Test
   void refresh_shortTtl_reschedulesWithTtrCappedAtHalfTheTtl() {
-    Registration shortLived = new Registration("ticker", "server-time", Map.of(), Duration.ofSeconds(4), T0, T0);
+    Registration shortLived = Registration.of("ticker", "server-time", Map.of(), Duration.ofSeconds(4), T0, T0, RefreshPolicy.ALWAYS);
     loader.value = "v";
 
     refresher.refresh(shortLived, Trigger.SCHEDULED);

@@ -116,7 +116,7 @@ public final class TestApp {
   }
 
   public Map<String, String> meta(String key) {
-    return reader().<String, String>getMap(io.refresher.cache.CacheKeys.metaKey(key), StringCodec.INSTANCE).readAllMap();
+    return reader().<String, String>getMap(io.refresher.client.protocol.CacheKeys.metaKey(key), StringCodec.INSTANCE).readAllMap();
   }
 
   /** Percent-encodes a key as one path segment (slashes included). */

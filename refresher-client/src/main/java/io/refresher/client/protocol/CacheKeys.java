@@ -1,10 +1,10 @@
-package io.refresher.cache;
+package io.refresher.client.protocol;
 
 import java.nio.charset.StandardCharsets;
 import org.redisson.connection.CRC16;
 
 /**
- * Names of the service's own Redis keys that sit beside an application key in the same cluster
+ * Names of Refresher's own Redis keys that sit beside an application key in the same cluster
  * slot, so one script can touch both.
  *
  * <p>Redis Cluster hashes only the part inside the first {@code {...}} of a key (when that part is
@@ -18,6 +18,8 @@ public final class CacheKeys {
 
   public static final String META_PREFIX = "refresher:meta:";
   public static final String LOCK_PREFIX = "refresher:lock:";
+  /** Prefix of the short lock a client takes so that one process runs a key's loader at a time. */
+  public static final String FLIGHT_PREFIX = "refresher:flight:";
   public static final int SLOTS = 16384;
 
   private static volatile String[] tagBySlot;
@@ -30,6 +32,11 @@ public final class CacheKeys {
 
   public static String lockName(String key) {
     return companion(LOCK_PREFIX, key);
+  }
+
+  /** The single-flight lock of a key that clients load themselves (see the client library). */
+  public static String flightLockName(String key) {
+    return companion(FLIGHT_PREFIX, key);
   }
 
   static String companion(String prefix, String key) {

@@ -1,4 +1,4 @@
-package io.refresher.cache;
+package io.refresher.client.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

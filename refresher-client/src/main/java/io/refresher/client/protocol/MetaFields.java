@@ -1,0 +1,26 @@
+package io.refresher.client.protocol;
+
+/**
+ * Field names of the metadata hash kept beside each value ({@link CacheKeys#metaKey}); the service
+ * writes them on every refresh and the client library reads them for early recomputation. See
+ * {@code docs/protocol.md}.
+ */
+public final class MetaFields {
+
+  /** When the value was computed, epoch ms. */
+  public static final String COMPUTED_AT = "computedAt";
+  /** How long the computation took, ms: XFetch's {@code delta}. */
+  public static final String DELTA = "delta";
+  /** Logical expiry, epoch ms: XFetch's {@code expiry}. */
+  public static final String EXPIRES_AT = "expiresAt";
+  /** Value size in bytes. */
+  public static final String SIZE = "size";
+  /** The fence of the last write by the service: Redis data epoch (0 for a value a client wrote). */
+  public static final String EPOCH = "epoch";
+  /** The fence of the last write by the service: lock token (0 for a value a client wrote). */
+  public static final String TOKEN = "token";
+  /** The key's most recent compute durations, ms, oldest first, comma-separated. */
+  public static final String RECENT = "recent";
+
+  private MetaFields() {}
+}
