@@ -9,40 +9,56 @@ import io.dropwizard.auth.oauth.OAuthCredentialAuthFilter;
 import io.dropwizard.core.server.AbstractServerFactory;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
+import io.refresher.access.AccessSettings;
+import io.refresher.access.HotKeyTracker;
+import io.refresher.access.HotSetView;
+import io.refresher.access.PopularityKeeper;
 import io.refresher.api.AdminPrincipal;
 import io.refresher.api.AdminTokenAuthenticator;
 import io.refresher.api.ErrorMappers;
+import io.refresher.api.HotResource;
 import io.refresher.api.JsonUnauthorizedHandler;
 import io.refresher.api.KeyResource;
 import io.refresher.api.SourceResource;
+import io.refresher.cache.RedisAccessCounts;
 import io.refresher.cache.RedisCacheStore;
+import io.refresher.cache.RedisHotSetStore;
+import io.refresher.cache.RedisPopularityStore;
 import io.refresher.cache.RedisDueIndex;
 import io.refresher.cache.RedisEpochGuard;
 import io.refresher.cache.RedisKeyLocks;
 import io.refresher.config.DatabaseFactory;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.config.SourceFactory;
+import io.refresher.health.HotSetMetrics;
 import io.refresher.health.PostgresHealthCheck;
 import io.refresher.health.PrometheusEndpoint;
 import io.refresher.health.RedisHealthCheck;
 import io.refresher.health.RefreshMetrics;
 import io.refresher.health.SchedulerHealthCheck;
 import io.refresher.persistence.JdbiEpochStore;
+import io.refresher.persistence.JdbiPopularityArchive;
 import io.refresher.persistence.JdbiRegistrationRepository;
 import io.refresher.persistence.SchemaMigrator;
+import io.refresher.refresh.AdaptiveTtr;
 import io.refresher.refresh.DispatchSettings;
 import io.refresher.refresh.DueIndexReconciler;
+import io.refresher.refresh.HotSetMembership;
+import io.refresher.refresh.LagTracker;
 import io.refresher.refresh.RefreshDispatcher;
 import io.refresher.refresh.RefreshPlanner;
 import io.refresher.refresh.RefreshService;
 import io.refresher.refresh.RefreshSettings;
 import io.refresher.refresh.Refresher;
 import io.refresher.refresh.RescheduleBuffer;
+import io.refresher.registry.KeyResolver;
 import io.refresher.registry.RegistrationLimits;
 import io.refresher.registry.RegistrationValidator;
 import io.refresher.registry.Registry;
 import io.refresher.scheduling.QuartzManager;
 import io.refresher.scheduling.ReconcileDueIndexJob;
+import io.refresher.scheduling.SampleAccessJob;
+import io.refresher.scheduling.SnapshotPopularityJob;
 import io.refresher.source.JdbcValueLoader;
 import io.refresher.source.SourceCatalog;
 import io.refresher.source.SourceDefinition;
@@ -52,6 +68,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
@@ -81,7 +99,11 @@ public final class ServiceWiring {
       RedisEpochGuard epochGuard,
       DueIndexReconciler reconciler,
       RedisDueIndex dueIndex,
-      SourceCatalog sources) {}
+      SourceCatalog sources,
+      HotSetView hotSet,
+      HotKeyTracker hotKeys,
+      PopularityKeeper popularity,
+      KeyResolver resolver) {}
 
   public static Parts wire(RefresherConfiguration config, Environment environment) throws Exception {
     InstantSource clock = InstantSource.system();
@@ -94,6 +116,7 @@ public final class ServiceWiring {
 
     DispatchSettings dispatch = config.getScheduler().build();
     RefreshSettings refreshSettings = config.getRefresh().build();
+    AccessSettings accessSettings = config.getAccess().build();
 
     HikariDataSource registryPool = config.getDatabase()
             .build("refresher-registry", false, config.getDatabase().getMaxPoolSize(), SchemaMigrator.SCHEMA);
@@ -125,13 +148,34 @@ public final class ServiceWiring {
     RefreshPlanner planner = new RefreshPlanner(refreshSettings, RefreshPlanner.threadLocalRandom());
     RefreshMetrics metrics = new RefreshMetrics(environment.metrics());
     DueIndexReconciler reconciler = new DueIndexReconciler(repository, dueIndex, clock);
+    KeyResolver resolver = new KeyResolver(repository, keys -> Map.of());
+
+    RedisPopularityStore popularityStore = new RedisPopularityStore(redisson);
+    RedisHotSetStore hotSetStore = new RedisHotSetStore(redisson);
+    HotSetView hotSet = new HotSetView(hotSetStore, popularityStore, accessSettings, clock);
+    HotKeyTracker hotKeys =
+        new HotKeyTracker(
+            new RedisAccessCounts(redisson),
+            popularityStore,
+            hotSetStore,
+            resolver,
+            dueIndex,
+            accessSettings,
+            new HotSetMetrics(environment.metrics(), hotSet),
+            clock);
+    PopularityKeeper popularity =
+        new PopularityKeeper(popularityStore, new JdbiPopularityArchive(registryJdbi), accessSettings, clock);
 
     RedisEpochGuard epochGuard =
         new RedisEpochGuard(
             redisson,
             new JdbiEpochStore(registryJdbi),
-            () -> runReconcile(reconciler),
+            () -> {
+              restorePopularity(popularity);
+              runReconcile(reconciler);
+            },
             config.getScheduler().getEpochCheckInterval().toJavaDuration());
+    LagTracker lag = new LagTracker();
 
     Refresher refresher =
         new Refresher(
@@ -143,10 +187,14 @@ public final class ServiceWiring {
             refreshSettings,
             reschedules,
             metrics,
+            new AdaptiveTtr(refreshSettings.ttr(), refreshSettings.maxTtrFraction(), refreshSettings.retryBase()),
+            lag,
+            hotSet,
             clock);
     RefreshDispatcher dispatcher =
-        new RefreshDispatcher(dueIndex, repository, refresher, reschedules, dispatch, metrics, clock);
-    RefreshService refreshService = new RefreshService(refresher, dueIndex, cacheStore, planner, dispatch, clock);
+        new RefreshDispatcher(dueIndex, resolver, refresher, reschedules, dispatch, metrics, lag, clock);
+    RefreshService refreshService =
+        new RefreshService(refresher, dueIndex, cacheStore, membership(hotSetStore), dispatch, clock);
     Registry registry =
         new Registry(repository, new RegistrationValidator(catalog, RegistrationLimits.DEFAULT), clock);
 
@@ -155,7 +203,10 @@ public final class ServiceWiring {
             config.getScheduler().getQuartzName(),
             registryPool,
             config.getScheduler().getQuartzThreads(),
-            Map.of(ReconcileDueIndexJob.class, new ReconcileDueIndexJob(reconciler)));
+            Map.of(
+                ReconcileDueIndexJob.class, new ReconcileDueIndexJob(reconciler),
+                SampleAccessJob.class, new SampleAccessJob(hotKeys, () -> refreshView(hotSet)),
+                SnapshotPopularityJob.class, new SnapshotPopularityJob(popularity)));
 
     environment.lifecycle().manage(new Managed() {
       @Override
@@ -169,16 +220,38 @@ public final class ServiceWiring {
       }
     });
     Duration reconcileEvery = config.getScheduler().getReconcileInterval().toJavaDuration();
+    Duration sampleEvery = accessSettings.sampleInterval();
+    Duration snapshotEvery = config.getAccess().getSnapshotInterval().toJavaDuration();
     environment.lifecycle().manage(new Managed() {
       @Override
       public void start() throws Exception {
         quartz.every("reconcile-due-index", ReconcileDueIndexJob.class, reconcileEvery, reconcileEvery);
+        quartz.every("sample-access", SampleAccessJob.class, sampleEvery, sampleEvery);
+        quartz.every("snapshot-popularity", SnapshotPopularityJob.class, snapshotEvery, snapshotEvery);
         quartz.start();
       }
 
       @Override
       public void stop() throws Exception {
         quartz.stop();
+      }
+    });
+    // Every replica keeps its own copy of the hot set (rates for the TTR, the /v1/hot view).
+    ScheduledExecutorService viewRefresher = Executors.newSingleThreadScheduledExecutor(runnable -> {
+      Thread thread = new Thread(runnable, "hot-set-view");
+      thread.setDaemon(true);
+      return thread;
+    });
+    environment.lifecycle().manage(new Managed() {
+      @Override
+      public void start() {
+        viewRefresher.scheduleWithFixedDelay(
+            () -> refreshView(hotSet), 0, sampleEvery.toMillis(), TimeUnit.MILLISECONDS);
+      }
+
+      @Override
+      public void stop() {
+        viewRefresher.shutdownNow();
       }
     });
     environment.lifecycle().manage(new Managed() {
@@ -224,10 +297,55 @@ public final class ServiceWiring {
                 .setUnauthorizedHandler(new JsonUnauthorizedHandler())
                 .buildAuthFilter()));
     environment.jersey().register(RolesAllowedDynamicFeature.class);
-    environment.jersey().register(new KeyResource(registry, refreshService));
+    environment.jersey().register(new KeyResource(registry, refreshService, resolver, hotSet));
+    environment.jersey().register(new HotResource(hotSet, resolver, refreshService));
     environment.jersey().register(new SourceResource(catalog));
 
-    return new Parts(redisson, registryJdbi, registry, refreshService, dispatcher, epochGuard, reconciler, dueIndex, catalog);
+    return new Parts(
+        redisson,
+        registryJdbi,
+        registry,
+        refreshService,
+        dispatcher,
+        epochGuard,
+        reconciler,
+        dueIndex,
+        catalog,
+        hotSet,
+        hotKeys,
+        popularity,
+        resolver);
+  }
+
+  /** Admin-side hot-set changes: a new hot-policy key joins, a deleted key leaves. */
+  private static HotSetMembership membership(RedisHotSetStore store) {
+    return new HotSetMembership() {
+      @Override
+      public void admit(String key, long atMillis) {
+        store.update(Map.of(key, atMillis), List.of());
+      }
+
+      @Override
+      public void remove(String key) {
+        store.update(Map.of(), List.of(key));
+      }
+    };
+  }
+
+  private static void refreshView(HotSetView view) {
+    try {
+      view.refresh();
+    } catch (RuntimeException e) {
+      LOG.debug("hot set view not refreshed: {}", e.getMessage());
+    }
+  }
+
+  private static void restorePopularity(PopularityKeeper popularity) {
+    try {
+      popularity.restore();
+    } catch (RuntimeException e) {
+      LOG.warn("popularity not restored from PostgreSQL ({}); hot keys come back as they are read", e.getMessage());
+    }
   }
 
   private static List<SourceDefinition> sourceDefinitions(RefresherConfiguration config) {

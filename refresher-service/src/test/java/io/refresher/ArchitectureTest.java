@@ -86,6 +86,20 @@ class ArchitectureTest {
   }
 
   @Test
+  void access_dependencies_includeNoFramework() {
+    ArchRule rule =
+        noClasses()
+            .that()
+            .resideInAPackage("io.refresher.access..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(FRAMEWORKS)
+            .because("popularity and the hot set are domain logic; Redis and PostgreSQL sit behind ports");
+
+    rule.check(classes);
+  }
+
+  @Test
   void jaxRs_dependencies_onlyFromApi() {
     ArchRule rule =
         noClasses()

@@ -3,7 +3,10 @@ package io.refresher.api;
 import io.refresher.refresh.CacheUnavailableException;
 import io.refresher.refresh.RefreshOutcome;
 import io.refresher.refresh.RefreshService;
+import io.refresher.access.HotSetView;
 import io.refresher.registry.InvalidRegistrationException;
+import io.refresher.registry.KeyNotFoundException;
+import io.refresher.registry.KeyResolver;
 import io.refresher.registry.Registration;
 import io.refresher.registry.Registry;
 import jakarta.annotation.security.PermitAll;
@@ -41,10 +44,14 @@ public final class KeyResource {
 
   private final Registry registry;
   private final RefreshService refreshes;
+  private final KeyResolver resolver;
+  private final HotSetView hotSet;
 
-  public KeyResource(Registry registry, RefreshService refreshes) {
+  public KeyResource(Registry registry, RefreshService refreshes, KeyResolver resolver, HotSetView hotSet) {
     this.registry = registry;
     this.refreshes = refreshes;
+    this.resolver = resolver;
+    this.hotSet = hotSet;
   }
 
   // Any content type is accepted at matching time so that authentication runs first: a
@@ -62,11 +69,12 @@ public final class KeyResource {
         registry.register(key, request.source(), request.params(), request.ttl(), request.policy());
     Registration registration = registered.registration();
     LOG.info(
-        "{} key '{}': source '{}', ttl {}",
+        "{} key '{}': source '{}', ttl {}, policy {}",
         registered.created() ? "registered" : "replaced",
         key,
         registration.source(),
-        registration.ttl());
+        registration.ttl(),
+        registration.policy().jsonName());
     RefreshOutcome outcome = refreshes.onRegistered(registration);
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("created", registered.created());
@@ -81,13 +89,14 @@ public final class KeyResource {
     throw new InvalidRegistrationException("key", "must not be empty: PUT /v1/keys/{key}");
   }
 
+  /** A registered key, or a key a template covers (with {@code template} naming it). */
   @GET
   @Path("/{key: .+}")
   public KeyView get(@PathParam("key") String key, @Context UriInfo uri) {
     requireNoPathParameters(uri);
-    Registration registration = registry.get(key);
+    Registration registration = resolver.find(key).orElseThrow(() -> new KeyNotFoundException(key));
     try {
-      return KeyView.of(registration, refreshes.status(registration));
+      return KeyView.of(registration, refreshes.status(registration), hotSet.get(key));
     } catch (CacheUnavailableException e) {
       return KeyView.unavailable(registration, "Redis unavailable: live status unknown");
     }
@@ -135,7 +144,7 @@ public final class KeyResource {
   @Path("/{key: .+}/refresh")
   public OutcomeView refresh(@PathParam("key") String key, @Context UriInfo uri) {
     requireNoPathParameters(uri);
-    Registration registration = registry.get(key);
+    Registration registration = resolver.find(key).orElseThrow(() -> new KeyNotFoundException(key));
     RefreshOutcome outcome = refreshes.refreshNow(registration);
     LOG.info("manual refresh of key '{}': {}", key, outcome.name());
     return OutcomeView.of(outcome);

@@ -13,6 +13,7 @@ public record OutcomeView(
     Long computeMillis,
     Instant expiresAt,
     Instant nextRefreshAt,
+    Long ttrMillis,
     String version,
     String errorKind,
     String error,
@@ -23,18 +24,18 @@ public record OutcomeView(
     if (outcome instanceof RefreshOutcome.Refreshed r) {
       return new OutcomeView(
           r.name(), null, r.computedAt(), r.computeDuration().toMillis(), r.expiresAt(), r.nextRefreshAt(),
-          r.fence().toString(), null, null, null, null);
+          r.ttr().toMillis(), r.fence().toString(), null, null, null, null);
     }
     if (outcome instanceof RefreshOutcome.Skipped s) {
       String reason =
           s.reason() == RefreshOutcome.Skipped.Reason.LOCKED
               ? "another refresh of this key is in flight"
               : "a newer value was written meanwhile";
-      return new OutcomeView(s.name(), reason, null, null, null, null, null, null, null, null, null);
+      return new OutcomeView(s.name(), reason, null, null, null, null, null, null, null, null, null, null);
     }
     RefreshOutcome.Failed f = (RefreshOutcome.Failed) outcome;
     return new OutcomeView(
-        f.name(), null, null, f.computeDuration().toMillis(), null, null, null, f.kind(), f.error(),
+        f.name(), null, null, f.computeDuration().toMillis(), null, null, null, null, f.kind(), f.error(),
         f.consecutiveFailures(), f.retryAt());
   }
 }

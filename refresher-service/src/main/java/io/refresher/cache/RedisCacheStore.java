@@ -8,7 +8,9 @@ import io.refresher.refresh.Fence;
 import io.refresher.refresh.KeyState;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import io.refresher.client.protocol.MetaFields;
 import java.util.Map;
 import java.util.Optional;
 import org.redisson.api.RBatch;
@@ -33,23 +35,32 @@ import org.redisson.client.codec.StringCodec;
 public final class RedisCacheStore implements CacheStore {
 
   /**
-   * KEYS: value, meta. ARGV: value, physical TTL ms, epoch, token, computedAt, delta, expiresAt.
-   * Returns {written (0/1), failures the write cleared}.
+   * KEYS: value, meta. ARGV: value, physical TTL ms, epoch, token, computedAt, delta, expiresAt,
+   * history size. Returns {written (0/1), failures the write cleared, recent compute durations}.
+   * The recent durations ride along in the same hash (comma-separated, oldest first), so the
+   * adaptive TTR needs no extra round trip.
    */
   static final String WRITE =
       """
-      local stored = redis.call('HMGET', KEYS[2], 'epoch', 'token', 'failures')
+      local stored = redis.call('HMGET', KEYS[2], 'epoch', 'token', 'failures', 'recent')
       local epoch = tonumber(ARGV[3])
       local token = tonumber(ARGV[4])
       """
-          + fenceRefusal("{0, 0}")
+          + fenceRefusal("{0, 0, ''}")
           + """
+      local samples = {}
+      if stored[4] then
+        for sample in string.gmatch(stored[4], '[^,]+') do samples[#samples + 1] = sample end
+      end
+      samples[#samples + 1] = ARGV[6]
+      local keep = tonumber(ARGV[8])
+      local recent = table.concat(samples, ',', math.max(1, #samples - keep + 1), #samples)
       redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
       redis.call('DEL', KEYS[2])
       redis.call('HSET', KEYS[2], 'epoch', ARGV[3], 'token', ARGV[4], 'computedAt', ARGV[5],
-        'delta', ARGV[6], 'expiresAt', ARGV[7], 'size', string.len(ARGV[1]))
+        'delta', ARGV[6], 'expiresAt', ARGV[7], 'size', string.len(ARGV[1]), 'recent', recent)
       redis.call('PEXPIRE', KEYS[2], ARGV[2])
-      return {1, tonumber(stored[3] or '0')}
+      return {1, tonumber(stored[3] or '0'), recent}
       """;
 
   /**
@@ -101,9 +112,10 @@ public final class RedisCacheStore implements CacheStore {
   }
 
   @Override
-  public WriteResult write(String key, String value, Fence fence, ValueMeta meta, Duration physicalTtl) {
+  public WriteResult write(
+      String key, String value, Fence fence, ValueMeta meta, Duration physicalTtl, int history) {
     try {
-      List<Long> result =
+      List<Object> result =
           redisson
               .getScript(StringCodec.INSTANCE)
               .eval(
@@ -118,8 +130,11 @@ public final class RedisCacheStore implements CacheStore {
                   Long.toString(fence.token()),
                   Long.toString(meta.computedAt().toEpochMilli()),
                   Long.toString(meta.computeDuration().toMillis()),
-                  Long.toString(meta.expiresAt().toEpochMilli()));
-      return new WriteResult(result.get(0) == 1L, result.get(1).intValue());
+                  Long.toString(meta.expiresAt().toEpochMilli()),
+                  Integer.toString(history));
+      boolean written = ((Number) result.get(0)).longValue() == 1L;
+      return new WriteResult(
+          written, ((Number) result.get(1)).intValue(), written ? durations((String) result.get(2)) : List.of());
     } catch (RedisException e) {
       throw unavailable("write of key '" + key + "'", e);
     }
@@ -181,7 +196,8 @@ public final class RedisCacheStore implements CacheStore {
               meta.get("error"),
               meta.get("errorKind"),
               instant(meta.get("errorAt")),
-              meta.containsKey("failures") ? Integer.parseInt(meta.get("failures")) : 0));
+              meta.containsKey("failures") ? Integer.parseInt(meta.get("failures")) : 0,
+              durations(meta.get(MetaFields.RECENT))));
     } catch (RedisException e) {
       throw unavailable("status of key '" + key + "'", e);
     } catch (CompletionException e) {
@@ -196,6 +212,18 @@ public final class RedisCacheStore implements CacheStore {
     } catch (RedisException e) {
       throw unavailable("eviction of key '" + key + "'", e);
     }
+  }
+
+  /** Parses the metadata's comma-separated recent compute durations; empty when absent. */
+  static List<Long> durations(String recent) {
+    if (recent == null || recent.isEmpty()) {
+      return List.of();
+    }
+    List<Long> samples = new ArrayList<>();
+    for (String sample : recent.split(",")) {
+      samples.add(Long.parseLong(sample));
+    }
+    return samples;
   }
 
   private static Instant instant(String millis) {

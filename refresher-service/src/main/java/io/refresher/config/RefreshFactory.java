@@ -6,6 +6,7 @@ import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MinDuration;
 import io.dropwizard.validation.ValidationMethod;
 import io.refresher.refresh.RefreshSettings;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.NotNull;
@@ -14,9 +15,7 @@ import java.util.concurrent.TimeUnit;
 /** The {@code refresh:} block: when keys are refreshed and how a refresh is protected. */
 public class RefreshFactory {
 
-  @NotNull
-  @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
-  private Duration ttr = Duration.seconds(5);
+  @Valid @NotNull private TtrFactory ttr = new TtrFactory();
 
   @DecimalMin("0.05")
   @DecimalMax("0.9")
@@ -43,12 +42,12 @@ public class RefreshFactory {
   @NotNull private DataSize maxValueSize = DataSize.mebibytes(1);
 
   @JsonProperty
-  public Duration getTtr() {
+  public TtrFactory getTtr() {
     return ttr;
   }
 
   @JsonProperty
-  public void setTtr(Duration ttr) {
+  public void setTtr(TtrFactory ttr) {
     this.ttr = ttr;
   }
 
@@ -129,7 +128,7 @@ public class RefreshFactory {
 
   public RefreshSettings build() {
     return new RefreshSettings(
-        ttr.toJavaDuration(),
+        ttr.build(),
         maxTtrFraction,
         lockLease.toJavaDuration(),
         staleGrace.toJavaDuration(),

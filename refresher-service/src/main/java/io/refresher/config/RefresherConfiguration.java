@@ -23,6 +23,8 @@ public class RefresherConfiguration extends Configuration {
 
   @Valid @NotNull private SchedulerFactory scheduler = new SchedulerFactory();
 
+  @Valid @NotNull private AccessFactory access = new AccessFactory();
+
   @Valid @NotNull private AdminFactory admin = new AdminFactory();
 
   @JsonProperty
@@ -85,6 +87,16 @@ public class RefresherConfiguration extends Configuration {
   @JsonProperty
   public void setScheduler(SchedulerFactory scheduler) {
     this.scheduler = scheduler;
+  }
+
+  @JsonProperty
+  public AccessFactory getAccess() {
+    return access;
+  }
+
+  @JsonProperty
+  public void setAccess(AccessFactory access) {
+    this.access = access;
   }
 
   @JsonProperty

@@ -2,6 +2,7 @@ package io.refresher.refresh;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -16,8 +17,10 @@ public interface CacheStore {
    *
    * @param written false when the stored fence was newer than the write's: nothing was changed
    * @param clearedFailures the failure streak that this successful write ended (0 if none)
+   * @param recentDurations the key's recent compute durations in ms, this one included, oldest
+   *     first (empty when not written)
    */
-  record WriteResult(boolean written, int clearedFailures) {}
+  record WriteResult(boolean written, int clearedFailures, List<Long> recentDurations) {}
 
   /** Metadata written beside a value; the client library reads it for early recomputation. */
   record ValueMeta(Instant computedAt, Duration computeDuration, Instant expiresAt) {}
@@ -26,8 +29,9 @@ public interface CacheStore {
    * Writes value and metadata atomically, unless the stored fence is newer.
    *
    * @param physicalTtl how long Redis keeps the value: the TTL plus the stale grace plus jitter
+   * @param history how many recent compute durations the metadata keeps
    */
-  WriteResult write(String key, String value, Fence fence, ValueMeta meta, Duration physicalTtl);
+  WriteResult write(String key, String value, Fence fence, ValueMeta meta, Duration physicalTtl, int history);
 
   /**
    * Records a failed refresh in the metadata (the value is left alone).

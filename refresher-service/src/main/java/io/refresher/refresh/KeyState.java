@@ -2,12 +2,14 @@ package io.refresher.refresh;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * What Redis holds about a key: its metadata record and the value's remaining physical TTL. Fields
  * are null when unknown (never computed, or the metadata expired).
  *
  * @param valueTtl remaining physical TTL of the value, or null when the value is absent
+ * @param recentDurations recent compute durations in ms, oldest first (empty when unknown)
  */
 public record KeyState(
     boolean valuePresent,
@@ -20,4 +22,5 @@ public record KeyState(
     String lastError,
     String lastErrorKind,
     Instant lastErrorAt,
-    int consecutiveFailures) {}
+    int consecutiveFailures,
+    List<Long> recentDurations) {}

@@ -1,7 +1,7 @@
 package io.refresher.refresh;
 
 import io.refresher.registry.Registration;
-import io.refresher.registry.RegistrationRepository;
+import io.refresher.registry.RegistrationLookup;
 import io.refresher.registry.RegistryUnavailableException;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -42,11 +42,12 @@ public final class RefreshDispatcher {
   private static final Logger LOG = LoggerFactory.getLogger(RefreshDispatcher.class);
 
   private final DueIndex index;
-  private final RegistrationRepository registrations;
+  private final RegistrationLookup registrations;
   private final Refresher refresher;
   private final RescheduleBuffer reschedules;
   private final DispatchSettings settings;
   private final RefreshListener listener;
+  private final LagTracker lag;
   private final InstantSource clock;
 
   private final AtomicInteger inFlight = new AtomicInteger();
@@ -62,11 +63,12 @@ public final class RefreshDispatcher {
 
   public RefreshDispatcher(
       DueIndex index,
-      RegistrationRepository registrations,
+      RegistrationLookup registrations,
       Refresher refresher,
       RescheduleBuffer reschedules,
       DispatchSettings settings,
       RefreshListener listener,
+      LagTracker lag,
       InstantSource clock) {
     this.index = index;
     this.registrations = registrations;
@@ -74,6 +76,7 @@ public final class RefreshDispatcher {
     this.reschedules = reschedules;
     this.settings = settings;
     this.listener = listener;
+    this.lag = lag;
     this.clock = clock;
   }
 
@@ -203,7 +206,7 @@ public final class RefreshDispatcher {
       workers.schedule(task, delay, TimeUnit.MILLISECONDS);
     }
     if (!orphans.isEmpty()) {
-      // Deleted while due: drop from the index so they are not handed out again.
+      // Deleted (or their template was) while due: drop from the index so they are not handed out again.
       index.remove(orphans);
     }
     return claimed.size() >= limit;
@@ -252,7 +255,9 @@ public final class RefreshDispatcher {
         return; // given back on stop
       }
       try {
-        listener.onLag(Duration.ofMillis(Math.max(0, clock.millis() - plannedAtMillis)));
+        Duration late = Duration.ofMillis(Math.max(0, clock.millis() - plannedAtMillis));
+        listener.onLag(late);
+        lag.record(late);
         refresher.refresh(registration, Trigger.SCHEDULED);
       } catch (RuntimeException e) {
         // The executor would swallow it silently; the key's claim lease brings it back.

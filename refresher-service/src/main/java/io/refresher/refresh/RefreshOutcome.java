@@ -11,7 +11,12 @@ public sealed interface RefreshOutcome {
 
   /** A new value was computed and written. */
   record Refreshed(
-      Instant computedAt, Duration computeDuration, Instant expiresAt, Instant nextRefreshAt, Fence fence)
+      Instant computedAt,
+      Duration computeDuration,
+      Instant expiresAt,
+      Instant nextRefreshAt,
+      Duration ttr,
+      Fence fence)
       implements RefreshOutcome {
     @Override
     public String name() {

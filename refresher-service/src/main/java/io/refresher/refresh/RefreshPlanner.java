@@ -9,8 +9,7 @@ import java.util.random.RandomGenerator;
  * Decides when a key is refreshed next and how long Redis keeps its value.
  *
  * <p>A value computed at {@code t} with TTL {@code ttl} logically expires at {@code t + ttl}; its
- * refresh is due at {@code expiresAt - TTR}. The TTR is the configured one, capped at {@code
- * maxTtrFraction * ttl}. After a failure the retry waits {@code retryBase * 2^(n-1)} (capped at
+ * refresh is due at {@code expiresAt - TTR}, with the TTR from {@link AdaptiveTtr}. After a failure the retry waits {@code retryBase * 2^(n-1)} (capped at
  * {@code retryMax}) with "equal jitter": a random point in the upper half of that delay, so that
  * many keys failing together do not retry together.
  */
@@ -24,13 +23,8 @@ public final class RefreshPlanner {
     this.random = random;
   }
 
-  public Duration ttr(Duration ttl) {
-    long cap = (long) (ttl.toMillis() * settings.maxTtrFraction());
-    return Duration.ofMillis(Math.min(settings.ttr().toMillis(), cap));
-  }
-
-  public Instant nextRefreshAt(Instant expiresAt, Duration ttl) {
-    return expiresAt.minus(ttr(ttl));
+  public Instant nextRefreshAt(Instant expiresAt, TtrDecision ttr) {
+    return expiresAt.minus(ttr.ttr());
   }
 
   /** TTL plus stale grace plus jitter: how long Redis keeps the value. */

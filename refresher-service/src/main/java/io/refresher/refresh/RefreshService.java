@@ -1,8 +1,8 @@
 package io.refresher.refresh;
 
 import java.time.Instant;
+import io.refresher.registry.RefreshPolicy;
 import io.refresher.registry.Registration;
-import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
@@ -17,7 +17,7 @@ public final class RefreshService {
   private final Refresher refresher;
   private final DueIndex index;
   private final CacheStore store;
-  private final RefreshPlanner planner;
+  private final HotSetMembership hotSet;
   private final DispatchSettings dispatch;
   private final InstantSource clock;
 
@@ -25,13 +25,13 @@ public final class RefreshService {
       Refresher refresher,
       DueIndex index,
       CacheStore store,
-      RefreshPlanner planner,
+      HotSetMembership hotSet,
       DispatchSettings dispatch,
       InstantSource clock) {
     this.refresher = refresher;
     this.index = index;
     this.store = store;
-    this.planner = planner;
+    this.hotSet = hotSet;
     this.dispatch = dispatch;
     this.clock = clock;
   }
@@ -39,13 +39,17 @@ public final class RefreshService {
   /**
    * Puts a (new or replaced) registration in the due index and computes its value at once. The
    * index entry goes in first, with a claim-lease delay, so that the key is refreshed even if this
-   * replica dies before the computation finishes.
+   * replica dies before the computation finishes. A key with the {@code hot} policy also joins the
+   * hot set, so that it is kept fresh for the cold-after grace, and after that only while read.
    */
   public RefreshOutcome onRegistered(Registration registration) {
     try {
+      if (registration.policy() == RefreshPolicy.HOT) {
+        hotSet.admit(registration.key(), clock.millis());
+      }
       index.schedule(registration.key(), clock.millis() + dispatch.claimLease().toMillis());
     } catch (CacheUnavailableException e) {
-      // The reconciler adds it later; the registration itself is safe in PostgreSQL.
+      // The reconciler (always) or the reads (hot) bring it back; the registration is safe in PostgreSQL.
     }
     return refresher.refresh(registration, Trigger.REGISTERED);
   }
@@ -57,6 +61,7 @@ public final class RefreshService {
   /** Stops refreshing; evicting also deletes the value and its metadata. */
   public void onDeleted(String key, boolean evict) {
     index.remove(List.of(key));
+    hotSet.remove(key);
     if (evict) {
       store.evict(key);
     }
@@ -66,12 +71,18 @@ public final class RefreshService {
   public Status status(Registration registration) {
     Optional<KeyState> state = store.state(registration.key());
     OptionalLong planned = index.plannedAt(registration.key());
+    List<Long> recent = state.map(KeyState::recentDurations).orElse(List.of());
     return new Status(
         state.orElse(null),
         planned.isPresent() ? Instant.ofEpochMilli(planned.getAsLong()) : null,
-        planner.ttr(registration.ttl()));
+        refresher.ttrFor(registration, recent));
   }
 
-  /** A key's live status. */
-  public record Status(KeyState state, Instant nextRefreshAt, Duration ttr) {}
+  /**
+   * A key's live status.
+   *
+   * @param nextRefreshAt when the key is due, or null when it is not being refreshed (cold)
+   * @param ttr its TTR as computed now, with the inputs
+   */
+  public record Status(KeyState state, Instant nextRefreshAt, TtrDecision ttr) {}
 }

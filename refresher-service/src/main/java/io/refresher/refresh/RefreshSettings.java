@@ -5,7 +5,8 @@ import java.time.Duration;
 /**
  * How refreshes are planned and protected.
  *
- * @param ttr how long before a value's logical expiry its refresh is due (fixed for now)
+ * @param ttr bounds and inputs of each key's adaptive TTR (how long before a value's logical
+ *     expiry its refresh is due)
  * @param maxTtrFraction upper bound of the TTR as a fraction of the key's TTL, so a short TTL is
  *     still refreshed once per cycle rather than continuously
  * @param lockLease how long a refresh may hold its key's lock; must outlive the slowest source
@@ -18,7 +19,7 @@ import java.time.Duration;
  * @param maxValueBytes largest value written; a larger one is refused and reported on the key
  */
 public record RefreshSettings(
-    Duration ttr,
+    TtrSettings ttr,
     double maxTtrFraction,
     Duration lockLease,
     Duration staleGrace,

@@ -42,6 +42,9 @@ public final class Refresher {
   private final RefreshSettings settings;
   private final Rescheduler rescheduler;
   private final RefreshListener listener;
+  private final AdaptiveTtr ttrs;
+  private final LagTracker lag;
+  private final Heat heat;
   private final InstantSource clock;
 
   public Refresher(
@@ -53,6 +56,9 @@ public final class Refresher {
       RefreshSettings settings,
       Rescheduler rescheduler,
       RefreshListener listener,
+      AdaptiveTtr ttrs,
+      LagTracker lag,
+      Heat heat,
       InstantSource clock) {
     this.loader = loader;
     this.store = store;
@@ -62,6 +68,9 @@ public final class Refresher {
     this.settings = settings;
     this.rescheduler = rescheduler;
     this.listener = listener;
+    this.ttrs = ttrs;
+    this.lag = lag;
+    this.heat = heat;
     this.clock = clock;
   }
 
@@ -118,7 +127,8 @@ public final class Refresher {
             value,
             fence,
             new CacheStore.ValueMeta(computedAt, took, expiresAt),
-            planner.physicalTtl(registration.ttl()));
+            planner.physicalTtl(registration.ttl()),
+            ttrs.settings().history());
     if (!result.written()) {
       LOG.info(
           "refresh of key '{}' computed a value but a newer one (fence > {}) was written meanwhile; dropped it",
@@ -126,7 +136,8 @@ public final class Refresher {
           fence);
       return new Skipped(Skipped.Reason.FENCED_OUT);
     }
-    Instant next = planner.nextRefreshAt(expiresAt, registration.ttl());
+    TtrDecision ttr = ttrFor(registration, result.recentDurations());
+    Instant next = planner.nextRefreshAt(expiresAt, ttr);
     rescheduler.reschedule(registration.key(), next);
     if (result.clearedFailures() > 0) {
       LOG.info(
@@ -136,12 +147,23 @@ public final class Refresher {
           result.clearedFailures());
     }
     LOG.debug(
-        "refreshed key '{}' from source '{}' in {} ms; next refresh at {}",
+        "refreshed key '{}' from source '{}' in {} ms; ttr {} ms, next refresh at {}",
         registration.key(),
         registration.source(),
         took.toMillis(),
+        ttr.ttr().toMillis(),
         next);
-    return new Refreshed(computedAt, took, expiresAt, next, fence);
+    return new Refreshed(computedAt, took, expiresAt, next, ttr.ttr(), fence);
+  }
+
+  /** The key's TTR from its recent compute durations, this replica's lag and the key's rate. */
+  public TtrDecision ttrFor(Registration registration, java.util.List<Long> recentDurations) {
+    return ttrs.decide(
+        registration.ttl(),
+        recentDurations,
+        lag.p99(),
+        heat.rateOf(registration.key()),
+        heat.hotThreshold());
   }
 
   private RefreshOutcome failed(

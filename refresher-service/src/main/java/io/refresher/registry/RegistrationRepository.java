@@ -9,7 +9,7 @@ import java.util.Optional;
  * Where registrations live (PostgreSQL in production). Every method throws {@link
  * RegistryUnavailableException} when the store cannot be reached.
  */
-public interface RegistrationRepository {
+public interface RegistrationRepository extends RegistrationLookup {
 
   /**
    * Inserts or replaces. A replacement keeps the original {@code createdAt}; the returned
@@ -20,6 +20,7 @@ public interface RegistrationRepository {
   Optional<Registration> find(String key);
 
   /** The registrations of the given keys that exist, by key. One query, for a whole batch. */
+  @Override
   Map<String, Registration> findAll(Collection<String> keys);
 
   /** Up to {@code limit} registrations in key order (byte order), after {@code after}, with a prefix. */

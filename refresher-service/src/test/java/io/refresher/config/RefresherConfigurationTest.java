@@ -67,7 +67,9 @@ class RefresherConfigurationTest {
     assertThat(config.getSources()).isEmpty();
 
     RefreshFactory refresh = config.getRefresh();
-    assertThat(refresh.getTtr()).isEqualTo(Duration.seconds(5));
+    assertThat(refresh.getTtr().getInitial()).isEqualTo(Duration.seconds(5));
+    assertThat(refresh.getTtr().getMin()).isEqualTo(Duration.seconds(1));
+    assertThat(refresh.getTtr().getMax()).isEqualTo(Duration.minutes(5));
     assertThat(refresh.getMaxTtrFraction()).isEqualTo(0.5);
     assertThat(refresh.getLockLease()).isEqualTo(Duration.seconds(30));
     assertThat(refresh.getStaleGrace()).isEqualTo(Duration.minutes(5));
@@ -78,7 +80,13 @@ class RefresherConfigurationTest {
     assertThat(refresh.build())
         .isEqualTo(
             new RefreshSettings(
-                java.time.Duration.ofSeconds(5),
+                new io.refresher.refresh.TtrSettings(
+                    java.time.Duration.ofSeconds(5),
+                    java.time.Duration.ofSeconds(1),
+                    java.time.Duration.ofMinutes(5),
+                    0.95,
+                    20,
+                    0.5),
                 0.5,
                 java.time.Duration.ofSeconds(30),
                 java.time.Duration.ofMinutes(5),

@@ -219,7 +219,11 @@ class AdminApiLifecycleIT {
     assertThat(instant(status, "lastRefreshAt")).isEqualTo(computedAt.truncatedTo(ChronoUnit.MILLIS));
     assertThat(instant(status, "expiresAt")).isEqualTo(instant(status, "lastRefreshAt").plus(Duration.ofMinutes(1)));
     assertThat(instant(status, "nextRefreshAt")).isEqualTo(instant(status, "expiresAt").minusMillis(500));
-    assertThat(status.get("ttr").asText()).isEqualTo("PT0.5S");
+    assertThat(status.at("/ttr/iso").asText()).isEqualTo("PT0.5S");
+    assertThat(status.at("/ttr/millis").asLong()).isEqualTo(500);
+    assertThat(status.at("/ttr/samples").asInt()).isGreaterThanOrEqualTo(1);
+    assertThat(status.at("/ttr/limitedBy").asText()).isEqualTo("min");
+    assertThat(status.get("refreshing").asBoolean()).isTrue();
     assertThat(status.get("version").asText()).isEqualTo(version);
     assertThat(status.get("consecutiveFailures").asInt()).isZero();
     assertThat(status.has("lastError")).isFalse();
@@ -237,7 +241,7 @@ class AdminApiLifecycleIT {
     JsonNode body = json(APP.getKey(key), 200);
 
     assertThat(Duration.parse(body.get("ttl").asText())).isEqualTo(Duration.parse(ttl));
-    assertThat(body.at("/status/ttr").asText()).isEqualTo("PT0.5S");
+    assertThat(body.at("/status/ttr/iso").asText()).isEqualTo("PT0.5S");
     assertThat(body.at("/status/valuePresent").asBoolean()).isTrue();
     assertThat(json(APP.deleteKey(key, true), 204)).isNull();
   }
@@ -552,7 +556,7 @@ class AdminApiLifecycleIT {
     Map<String, JsonNode> byName = new LinkedHashMap<>();
     sources.forEach(source -> byName.put(source.get("name").asText(), source));
     assertThat(byName.keySet())
-        .containsExactlyInAnyOrder("counted", "switchable", "product-by-id", "products-in-category", "slow");
+        .containsExactlyInAnyOrder("counted", "switchable", "product-by-id", "products-in-category", "slow", "tunable");
     assertThat(byName.keySet()).containsExactlyInAnyOrderElementsOf(fieldNames(configured));
     for (String name : fieldNames(configured)) {
       JsonNode expected = configured.get(name);

@@ -134,7 +134,7 @@ class FencingIT {
   private static CacheStore.WriteResult write(String key, String value, Fence fence) {
     Instant now = Instant.now();
     return store.write(
-        key, value, fence, new CacheStore.ValueMeta(now, Duration.ofMillis(3), now.plusSeconds(30)), Duration.ofMinutes(1));
+        key, value, fence, new CacheStore.ValueMeta(now, Duration.ofMillis(3), now.plusSeconds(30)), Duration.ofMinutes(1), 20);
   }
 
   private static String value(String key) {

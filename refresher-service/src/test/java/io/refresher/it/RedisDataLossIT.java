@@ -29,7 +29,7 @@ class RedisDataLossIT {
   void redisRestartsEmpty_keysRefilledWithANewEpochAndRegistrationsIntact() {
     List<String> keys = List.of("loss:1", "loss:2", "user:{7}:cart", "catalog/electronics");
     for (String key : keys) {
-      try (Response response = APP.putKey(key, "{\"source\":\"counted\",\"params\":{},\"ttl\":\"PT30S\"}")) {
+      try (Response response = APP.putKey(key, "{\"source\":\"counted\",\"params\":{},\"ttl\":\"PT30S\",\"policy\":\"always\"}")) {
         assertThat(response.getStatus()).isEqualTo(201);
       }
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -14,7 +15,7 @@ class RefreshPlannerTest {
 
   private static final RefreshSettings SETTINGS =
       new RefreshSettings(
-          Duration.ofSeconds(5),
+          TtrSettings.fixed(Duration.ofSeconds(5)),
           0.5,
           Duration.ofSeconds(30),
           Duration.ofMinutes(5),
@@ -26,32 +27,14 @@ class RefreshPlannerTest {
   private final RefreshPlanner planner = new RefreshPlanner(SETTINGS, new Random(42));
 
   @Test
-  void ttr_longTtl_isConfiguredTtr() {
-    assertThat(planner.ttr(Duration.ofMinutes(5))).isEqualTo(Duration.ofSeconds(5));
-    assertThat(planner.ttr(Duration.ofSeconds(10))).isEqualTo(Duration.ofSeconds(5));
-  }
-
-  @Test
-  void ttr_shortTtl_isCappedAtMaxTtrFractionOfTtl() {
-    assertThat(planner.ttr(Duration.ofSeconds(4))).isEqualTo(Duration.ofSeconds(2));
-    assertThat(planner.ttr(Duration.ofSeconds(1))).isEqualTo(Duration.ofMillis(500));
-  }
-
-  @Test
-  void ttr_otherFraction_usesThatFraction() {
-    RefreshPlanner quarter = new RefreshPlanner(withFraction(0.25), new Random(1));
-
-    assertThat(quarter.ttr(Duration.ofSeconds(8))).isEqualTo(Duration.ofSeconds(2));
-    assertThat(quarter.ttr(Duration.ofMinutes(1))).isEqualTo(Duration.ofSeconds(5));
-  }
-
-  @Test
   void nextRefreshAt_anyTtl_isExpiryMinusTtr() {
     Instant expiresAt = Instant.parse("2025-03-01T12:00:00Z");
 
-    assertThat(planner.nextRefreshAt(expiresAt, Duration.ofMinutes(5)))
+    AdaptiveTtr ttrs = new AdaptiveTtr(SETTINGS.ttr(), SETTINGS.maxTtrFraction(), SETTINGS.retryBase());
+
+    assertThat(planner.nextRefreshAt(expiresAt, ttrs.decide(Duration.ofMinutes(5), List.of(), Duration.ZERO, Double.NaN, 1)))
         .isEqualTo(Instant.parse("2025-03-01T11:59:55Z"));
-    assertThat(planner.nextRefreshAt(expiresAt, Duration.ofSeconds(2)))
+    assertThat(planner.nextRefreshAt(expiresAt, ttrs.decide(Duration.ofSeconds(2), List.of(), Duration.ZERO, Double.NaN, 1)))
         .isEqualTo(Instant.parse("2025-03-01T11:59:59Z"));
   }
 
@@ -178,12 +161,6 @@ class RefreshPlannerTest {
     for (int i = 0; i < 1000; i++) {
       assertThat(random.nextLong(10)).isBetween(0L, 9L);
     }
-  }
-
-  private static RefreshSettings withFraction(double fraction) {
-    return new RefreshSettings(
-        SETTINGS.ttr(), fraction, SETTINGS.lockLease(), SETTINGS.staleGrace(), SETTINGS.jitterFraction(),
-        SETTINGS.retryBase(), SETTINGS.retryMax(), SETTINGS.maxValueBytes());
   }
 
   private static RefreshSettings withJitter(double jitter) {

@@ -28,7 +28,7 @@ class RefresherTest {
   /** jitter 0 so the physical TTL is exact; retry 500 ms doubling up to 1 min. */
   private static final RefreshSettings SETTINGS =
       new RefreshSettings(
-          Duration.ofSeconds(5),
+          TtrSettings.fixed(Duration.ofSeconds(5)),
           0.5,
           Duration.ofSeconds(30),
           Duration.ofMinutes(5),
@@ -56,6 +56,9 @@ class RefresherTest {
           SETTINGS,
           rescheduler,
           listener,
+          new AdaptiveTtr(SETTINGS.ttr(), SETTINGS.maxTtrFraction(), SETTINGS.retryBase()),
+          new LagTracker(),
+          Heat.UNKNOWN,
           clock);
 
   @AfterEach
@@ -109,6 +112,7 @@ class RefresherTest {
                 Duration.ofMillis(1500),
                 computedAt.plus(TTL),
                 computedAt.plus(TTL).minusSeconds(5),
+                Duration.ofSeconds(5),
                 new Fence(EPOCH, locks.lastToken)));
     assertThat(loader.calls).isEqualTo(1);
   }
@@ -126,7 +130,7 @@ class RefresherTest {
   @Test
   void refresh_successAfterFailures_isStillRefreshed() {
     loader.value = "v";
-    store.writeResult = new CacheStore.WriteResult(true, 3);
+    store.writeResult = new CacheStore.WriteResult(true, 3, List.of(2000L));
 
     RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
 
@@ -245,7 +249,7 @@ class RefresherTest {
   @Test
   void refresh_storeReportsFencedOut_skipsAndDoesNotReschedule() {
     loader.value = "v";
-    store.writeResult = new CacheStore.WriteResult(false, 0);
+    store.writeResult = new CacheStore.WriteResult(false, 0, List.of());
 
     RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
 
@@ -328,7 +332,9 @@ class RefresherTest {
     Refresher refresher =
         new Refresher(
             loader, store, locks, () -> epoch[0], new RefreshPlanner(SETTINGS, new Random(1)), SETTINGS,
-            rescheduler, listener, clock);
+            rescheduler, listener,
+            new AdaptiveTtr(SETTINGS.ttr(), SETTINGS.maxTtrFraction(), SETTINGS.retryBase()),
+            new LagTracker(), Heat.UNKNOWN, clock);
     loader.value = "v";
 
     refresher.refresh(PRODUCT, Trigger.SCHEDULED);
@@ -353,7 +359,7 @@ class RefresherTest {
     loader.failure = new SourceException(SourceException.Kind.ERROR, "boom");
     returned.add(refresher.refresh(PRODUCT, Trigger.MANUAL));
     loader.failure = null;
-    store.writeResult = new CacheStore.WriteResult(false, 0);
+    store.writeResult = new CacheStore.WriteResult(false, 0, List.of());
     returned.add(refresher.refresh(PRODUCT, Trigger.SCHEDULED));
     locks.failure = new CacheUnavailableException("down", null);
     returned.add(refresher.refresh(PRODUCT, Trigger.MANUAL));
@@ -433,14 +439,15 @@ class RefresherTest {
   private static final class FakeStore implements CacheStore {
     final List<Write> writes = new ArrayList<>();
     final List<RecordedFailure> failures = new ArrayList<>();
-    WriteResult writeResult = new WriteResult(true, 0);
+    WriteResult writeResult = new WriteResult(true, 0, List.of(2000L));
     CacheUnavailableException writeFailure;
     CacheUnavailableException recordFailureFailure;
     boolean refuseFailureRecord;
     int streak;
 
     @Override
-    public WriteResult write(String key, String value, Fence fence, ValueMeta meta, Duration physicalTtl) {
+    public WriteResult write(
+        String key, String value, Fence fence, ValueMeta meta, Duration physicalTtl, int history) {
       writes.add(new Write(key, value, fence, meta, physicalTtl));
       if (writeFailure != null) {
         throw writeFailure;

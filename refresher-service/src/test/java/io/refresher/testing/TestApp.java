@@ -144,6 +144,15 @@ public final class TestApp {
     return authorized(api("/v1/keys/" + pathOf(key) + "/refresh")).post(Entity.json(""));
   }
 
+  /** {@code GET /v1/hot?limit=N}. */
+  public Response hot(int limit) {
+    return authorized(api("/v1/hot").queryParam("limit", limit)).get();
+  }
+
+  public Response putTemplate(String name, String json) {
+    return authorized(api("/v1/templates/" + pathOf(name))).put(Entity.json(json));
+  }
+
   public Response deleteKey(String key, boolean evict) {
     return authorized(api("/v1/keys/" + pathOf(key)).queryParam("evict", evict)).delete();
   }

@@ -1,0 +1,312 @@
+package io.refresher.access;
+
+import io.refresher.client.protocol.AccessProtocol;
+import io.refresher.refresh.DueIndex;
+import io.refresher.registry.RefreshPolicy;
+import io.refresher.registry.Registration;
+import io.refresher.registry.RegistrationLookup;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns the access counters into popularity and popularity into the hot set, once per sampling
+ * interval, on one replica at a time (a clustered Quartz job).
+ *
+ * <ol>
+ *   <li>Fold every complete access second not yet consumed into the popularity scores, and delete
+ *       it.
+ *   <li>Rank keys whose rate is at or above the threshold; keep those a registration or template
+ *       covers, up to the cap (the rest are counted as left out, never dropped silently).
+ *   <li>Keys that were hot and fell below the threshold stay for {@code coldAfter} (while room
+ *       remains under the cap), then are demoted: they leave the due index (unless their policy
+ *       is {@code always}) and their values expire on their own.
+ *   <li>Newly hot keys are promoted: added to the due index as due now.
+ * </ol>
+ *
+ * <p>Cost per tick: one Redis batch per consumed second, a page query per 1,000 keys above the
+ * threshold, and registry lookups only for keys that are not already hot (a full re-check of the
+ * hot set every {@value #FULL_RESOLVE_EVERY} ticks catches deleted registrations and templates).
+ */
+public final class HotKeyTracker {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HotKeyTracker.class);
+  private static final int PAGE = 1000;
+  private static final int FULL_RESOLVE_EVERY = 30;
+  /** Keys read below 1% of the threshold are forgotten. */
+  private static final double FORGET_FRACTION = 0.01;
+  /** A catch-up after downtime reads at most this many seconds (older buckets have expired). */
+  private static final int MAX_SECONDS_PER_TICK = AccessProtocol.BUCKET_TTL_SECONDS;
+  private static final long CAP_LOG_EVERY_MILLIS = 60_000;
+  private static final int UNRESOLVED_MEMORY = 100_000;
+  private static final long UNRESOLVED_RECHECK_MILLIS = 10_000;
+
+  private final AccessCounts counts;
+  private final PopularityStore popularity;
+  private final HotSetStore hot;
+  private final RegistrationLookup lookup;
+  private final DueIndex due;
+  private final AccessSettings settings;
+  private final DecayingRate decay;
+  private final HotSetListener listener;
+  private final InstantSource clock;
+
+  private long ticks;
+  private long capBitingSince = -1;
+  private long capLoggedAt;
+  /** Keys above the threshold that nothing covers, with when to look them up again. */
+  private final Map<String, Long> unresolvedUntil =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+          return size() > UNRESOLVED_MEMORY;
+        }
+      };
+
+  public HotKeyTracker(
+      AccessCounts counts,
+      PopularityStore popularity,
+      HotSetStore hot,
+      RegistrationLookup lookup,
+      DueIndex due,
+      AccessSettings settings,
+      HotSetListener listener,
+      InstantSource clock) {
+    this.counts = counts;
+    this.popularity = popularity;
+    this.hot = hot;
+    this.lookup = lookup;
+    this.due = due;
+    this.settings = settings;
+    this.decay = new DecayingRate(settings.halfLife());
+    this.listener = listener;
+    this.clock = clock;
+  }
+
+  public DecayingRate decay() {
+    return decay;
+  }
+
+  /** One sampling: consume counters, recompute the hot set, promote and demote. */
+  public synchronized HotSetReport tick() {
+    long now = clock.millis();
+    long lastComplete = Math.floorDiv(now - settings.settle().toMillis(), 1000L) - 1;
+    PopularityStore.State state =
+        popularity
+            .state()
+            .orElseGet(
+                () ->
+                    popularity.initialise(
+                        new PopularityStore.State(now, lastComplete - MAX_SECONDS_PER_TICK)));
+    long landmark = state.landmarkMillis();
+    if (decay.needsRescale(now, landmark)) {
+      popularity.rescale(decay.rescaleFactor(now, landmark), now);
+      landmark = now;
+    }
+    Consumed consumed = consume(state.cursorSecond(), lastComplete, landmark);
+    long cursor = consumed.cursor();
+    popularity.prune(decay.score(settings.hotThreshold() * FORGET_FRACTION, now, landmark), settings.maxTracked());
+
+    HotSetReport report = recompute(now, landmark, consumed, cursor);
+    listener.onTick(report);
+    logCap(now, report.leftOutByCap());
+    if (!report.promoted().isEmpty() || !report.demoted().isEmpty()) {
+      LOG.info(
+          "hot set: {} keys; promoted {} {}, demoted {} {}",
+          report.hotSize(),
+          report.promoted().size(),
+          sample(report.promoted()),
+          report.demoted().size(),
+          sample(report.demoted()));
+    }
+    return report;
+  }
+
+  private record Consumed(long reads, int seconds, long cursor) {}
+
+  private Consumed consume(long cursor, long lastComplete, long landmark) {
+    if (lastComplete <= cursor) {
+      return new Consumed(0, 0, cursor);
+    }
+    long from = Math.max(cursor + 1, lastComplete - MAX_SECONDS_PER_TICK + 1);
+    Map<String, Double> increments = new HashMap<>();
+    List<Long> seconds = new ArrayList<>();
+    long reads = 0;
+    for (long second = from; second <= lastComplete; second++) {
+      double weight = decay.weight((second + 1) * 1000, landmark);
+      for (Map.Entry<String, Long> count : counts.read(second).entrySet()) {
+        increments.merge(count.getKey(), count.getValue() * weight, Double::sum);
+        reads += count.getValue();
+      }
+      seconds.add(second);
+    }
+    popularity.add(increments, lastComplete);
+    counts.delete(seconds);
+    return new Consumed(reads, seconds.size(), lastComplete);
+  }
+
+  private HotSetReport recompute(long now, long landmark, Consumed consumed, long cursor) {
+    int cap = settings.maxHotKeys();
+    boolean fullResolve = ticks++ % FULL_RESOLVE_EVERY == 0;
+    Map<String, Long> previous = hot.all();
+    Map<String, Registration> previousResolved = fullResolve ? lookup.findAll(previous.keySet()) : Map.of();
+
+    LinkedHashMap<String, Double> selected = new LinkedHashMap<>();
+    int leftOut = 0;
+    int unresolved = 0;
+    double minScore = decay.score(settings.hotThreshold(), now, landmark);
+    for (int offset = 0; ; offset += PAGE) {
+      List<PopularityStore.Scored> page = popularity.descending(minScore, offset, PAGE);
+      Set<String> covered = covered(page, previous, previousResolved, fullResolve, now);
+      for (PopularityStore.Scored scored : page) {
+        if (!covered.contains(scored.key())) {
+          unresolved++;
+        } else if (selected.size() < cap) {
+          selected.put(scored.key(), decay.rate(scored.score(), now, landmark));
+        } else {
+          leftOut++;
+        }
+      }
+      if (page.size() < PAGE) {
+        break;
+      }
+    }
+
+    // Keys that cooled down stay for coldAfter, hottest first, while the cap leaves room.
+    long coldSince = now - settings.coldAfter().toMillis();
+    List<String> cooling = new ArrayList<>();
+    for (Map.Entry<String, Long> entry : previous.entrySet()) {
+      String key = entry.getKey();
+      if (!selected.containsKey(key)
+          && entry.getValue() >= coldSince
+          && (!fullResolve || previousResolved.containsKey(key))) {
+        cooling.add(key);
+      }
+    }
+    Map<String, Double> coolingScores = popularity.scores(cooling);
+    cooling.sort(Comparator.comparingDouble((String key) -> coolingScores.getOrDefault(key, 0.0)).reversed());
+    Set<String> kept = new HashSet<>();
+    for (String key : cooling) {
+      if (selected.size() + kept.size() >= cap) {
+        break;
+      }
+      kept.add(key);
+    }
+
+    List<String> promoted = new ArrayList<>();
+    Map<String, Long> lastHot = new HashMap<>();
+    for (String key : selected.keySet()) {
+      lastHot.put(key, now);
+      if (!previous.containsKey(key)) {
+        promoted.add(key);
+      }
+    }
+    List<String> demoted = new ArrayList<>();
+    for (String key : previous.keySet()) {
+      if (!selected.containsKey(key) && !kept.contains(key)) {
+        demoted.add(key);
+      }
+    }
+    hot.update(lastHot, demoted);
+    if (!promoted.isEmpty()) {
+      due.addMissing(promoted, now);
+    }
+    if (!demoted.isEmpty()) {
+      due.remove(stopRefreshing(demoted, fullResolve ? previousResolved : lookup.findAll(demoted)));
+    }
+    return new HotSetReport(
+        consumed.reads(),
+        consumed.seconds(),
+        now - (cursor + 1) * 1000,
+        selected.size() + kept.size(),
+        promoted,
+        demoted,
+        leftOut,
+        unresolved,
+        popularity.size());
+  }
+
+  /** Demoted keys that leave the due index: all but those an operator pinned ({@code always}). */
+  private static List<String> stopRefreshing(List<String> demoted, Map<String, Registration> registrations) {
+    List<String> leaving = new ArrayList<>();
+    for (String key : demoted) {
+      Registration registration = registrations.get(key);
+      if (registration == null || registration.policy() != RefreshPolicy.ALWAYS) {
+        leaving.add(key);
+      }
+    }
+    return leaving;
+  }
+
+  /** The keys of a page that a registration or template covers, looking up only what is new. */
+  private Set<String> covered(
+      List<PopularityStore.Scored> page,
+      Map<String, Long> previous,
+      Map<String, Registration> previousResolved,
+      boolean fullResolve,
+      long now) {
+    Set<String> covered = new HashSet<>();
+    List<String> toLookUp = new ArrayList<>();
+    for (PopularityStore.Scored scored : page) {
+      String key = scored.key();
+      if (previous.containsKey(key)) {
+        if (!fullResolve || previousResolved.containsKey(key)) {
+          covered.add(key);
+        }
+        continue;
+      }
+      Long recheckAt = unresolvedUntil.get(key);
+      if (recheckAt == null || recheckAt <= now) {
+        toLookUp.add(key);
+      }
+    }
+    if (!toLookUp.isEmpty()) {
+      Map<String, Registration> found = lookup.findAll(toLookUp);
+      for (String key : toLookUp) {
+        if (found.containsKey(key)) {
+          covered.add(key);
+          unresolvedUntil.remove(key);
+        } else {
+          unresolvedUntil.put(key, now + UNRESOLVED_RECHECK_MILLIS);
+        }
+      }
+    }
+    return covered;
+  }
+
+  /** Forgets that keys were uncovered (a registration or template was just added). */
+  public synchronized void forgetUnresolved() {
+    unresolvedUntil.clear();
+  }
+
+  private void logCap(long now, int leftOut) {
+    if (leftOut > 0) {
+      if (capBitingSince < 0) {
+        capBitingSince = now;
+        capLoggedAt = now;
+        LOG.warn(
+            "hot set cap of {} keys reached: {} keys above the threshold are not kept fresh (raise access.maxHotKeys or the threshold)",
+            settings.maxHotKeys(),
+            leftOut);
+      } else if (now - capLoggedAt >= CAP_LOG_EVERY_MILLIS) {
+        capLoggedAt = now;
+        LOG.warn("hot set cap of {} keys still reached: {} keys left out", settings.maxHotKeys(), leftOut);
+      }
+    } else if (capBitingSince >= 0) {
+      LOG.info("hot set back under its cap of {} keys after {} s", settings.maxHotKeys(), (now - capBitingSince) / 1000);
+      capBitingSince = -1;
+    }
+  }
+
+  private static String sample(List<String> keys) {
+    return keys.size() <= 5 ? keys.toString() : keys.subList(0, 5) + "…";
+  }
+}

@@ -1,0 +1,79 @@
+package io.refresher.access;
+
+import io.refresher.client.protocol.AccessProtocol;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Saves popularity to PostgreSQL periodically and puts it back into Redis after Redis lost its
+ * data, so that the hot set (and the prewarm that follows a loss) starts from what was popular
+ * rather than from nothing.
+ */
+public final class PopularityKeeper {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PopularityKeeper.class);
+
+  private final PopularityStore popularity;
+  private final PopularityArchive archive;
+  private final AccessSettings settings;
+  private final DecayingRate decay;
+  private final InstantSource clock;
+
+  public PopularityKeeper(
+      PopularityStore popularity, PopularityArchive archive, AccessSettings settings, InstantSource clock) {
+    this.popularity = popularity;
+    this.archive = archive;
+    this.settings = settings;
+    this.decay = new DecayingRate(settings.halfLife());
+    this.clock = clock;
+  }
+
+  /** Saves the {@code snapshotSize} most popular keys with their current rates; returns how many. */
+  public int snapshot() {
+    long now = clock.millis();
+    PopularityStore.State state = popularity.state().orElse(null);
+    if (state == null) {
+      return 0;
+    }
+    List<PopularityStore.Scored> top = popularity.descending(0, 0, settings.snapshotSize());
+    Map<String, Double> rates = new LinkedHashMap<>();
+    for (PopularityStore.Scored scored : top) {
+      rates.put(scored.key(), decay.rate(scored.score(), now, state.landmarkMillis()));
+    }
+    archive.save(rates, Instant.ofEpochMilli(now));
+    LOG.debug("popularity snapshot: {} keys saved", rates.size());
+    return rates.size();
+  }
+
+  /**
+   * After Redis lost its data: raises each saved key's popularity back to its saved rate as of
+   * now (a key read since the loss keeps the higher of the two). Returns how many keys were saved.
+   */
+  public int restore() {
+    Map<String, Double> saved = archive.top(settings.maxTracked());
+    if (saved.isEmpty()) {
+      return 0;
+    }
+    long now = clock.millis();
+    long lastSecond = Math.floorDiv(now - settings.settle().toMillis(), 1000L) - 1;
+    // Counters written since the loss are still read: the cursor starts a bucket lifetime back.
+    PopularityStore.State state =
+        popularity
+            .state()
+            .orElseGet(
+                () ->
+                    popularity.initialise(
+                        new PopularityStore.State(now, lastSecond - AccessProtocol.BUCKET_TTL_SECONDS)));
+    Map<String, Double> scores = new HashMap<>(saved.size() * 2);
+    saved.forEach((key, rate) -> scores.put(key, decay.score(rate, now, state.landmarkMillis())));
+    popularity.raise(scores);
+    LOG.info("popularity restored from PostgreSQL after Redis lost its data: {} keys", saved.size());
+    return saved.size();
+  }
+}

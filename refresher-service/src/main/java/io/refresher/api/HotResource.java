@@ -1,0 +1,103 @@
+package io.refresher.api;
+
+import io.refresher.access.HotSetView;
+import io.refresher.refresh.CacheUnavailableException;
+import io.refresher.refresh.RefreshService;
+import io.refresher.registry.InvalidRegistrationException;
+import io.refresher.registry.KeyResolver;
+import io.refresher.registry.Registration;
+import jakarta.annotation.security.PermitAll;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code GET /v1/hot?limit=N}: the hottest keys, hottest first, with their access rate, TTR and
+ * next refresh, as this replica's view of the hot set knows them (refreshed every sampling
+ * interval).
+ */
+@Path("/v1/hot")
+@Produces(MediaType.APPLICATION_JSON)
+@PermitAll
+public final class HotResource {
+
+  static final int MAX_LIMIT = 1000;
+
+  private final HotSetView hotSet;
+  private final KeyResolver resolver;
+  private final RefreshService refreshes;
+
+  public HotResource(HotSetView hotSet, KeyResolver resolver, RefreshService refreshes) {
+    this.hotSet = hotSet;
+    this.resolver = resolver;
+    this.refreshes = refreshes;
+  }
+
+  /** One hot key: {@code rate} in reads/s; TTR and next refresh when Redis could be asked. */
+  public record HotKeyView(
+      String key,
+      double rate,
+      Instant lastHotAt,
+      String source,
+      String template,
+      Long ttrMillis,
+      Instant nextRefreshAt,
+      Instant expiresAt) {}
+
+  @GET
+  public Map<String, Object> hottest(@QueryParam("limit") @DefaultValue("20") String limit) {
+    int size;
+    try {
+      size = Integer.parseInt(limit);
+    } catch (NumberFormatException e) {
+      size = -1;
+    }
+    if (size < 1 || size > MAX_LIMIT) {
+      throw new InvalidRegistrationException("limit", "must be a whole number between 1 and " + MAX_LIMIT);
+    }
+    List<HotSetView.HotKey> hottest = hotSet.hottest(size);
+    Map<String, Registration> registrations =
+        resolver.findAll(hottest.stream().map(HotSetView.HotKey::key).toList());
+    List<HotKeyView> items = new ArrayList<>(hottest.size());
+    for (HotSetView.HotKey hot : hottest) {
+      Registration registration = registrations.get(hot.key());
+      Long ttr = null;
+      Instant next = null;
+      Instant expires = null;
+      if (registration != null) {
+        try {
+          RefreshService.Status status = refreshes.status(registration);
+          ttr = status.ttr().ttr().toMillis();
+          next = status.nextRefreshAt();
+          expires = status.state() == null ? null : status.state().expiresAt();
+        } catch (CacheUnavailableException e) {
+          // Rates come from the view; the live part is left out while Redis is unreachable.
+        }
+      }
+      items.add(
+          new HotKeyView(
+              hot.key(),
+              TtrView.round(hot.rate()),
+              Instant.ofEpochMilli(hot.lastHotAtMillis()),
+              registration == null ? null : registration.source(),
+              registration == null ? null : registration.template(),
+              ttr,
+              next,
+              expires));
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("size", hotSet.size());
+    body.put("hotThreshold", hotSet.hotThreshold());
+    body.put("viewAt", hotSet.refreshedAtMillis() == 0 ? null : Instant.ofEpochMilli(hotSet.refreshedAtMillis()));
+    body.put("items", items);
+    return body;
+  }
+}

@@ -1,0 +1,14 @@
+package io.refresher.registry;
+
+import java.util.Collection;
+import java.util.Map;
+
+/**
+ * Finds how keys are computed: by their own registration or, for keys a template covers, by the
+ * template. Throws {@link RegistryUnavailableException} when the registry cannot be reached.
+ */
+public interface RegistrationLookup {
+
+  /** The registrations of the given keys that have one, by key. */
+  Map<String, Registration> findAll(Collection<String> keys);
+}

@@ -1,0 +1,195 @@
+package io.refresher.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
+import io.refresher.config.RefresherConfiguration;
+import io.refresher.testing.AccessReporter;
+import io.refresher.testing.TestApp;
+import jakarta.ws.rs.core.Response;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Hot keys end to end on real Redis and PostgreSQL: reads reported through the access-counting
+ * protocol (plain HINCRBY, as any reader could) make a key hot and keep it present across refresh
+ * cycles; a key no longer read is demoted and expires; popularity outlives a Redis data loss
+ * through PostgreSQL.
+ *
+ * <p>Fast settings: rates halve every second, a key is hot at 5 reads/s and cold 2 s after it
+ * falls below that; no stale grace and no jitter, so only on-time refreshes keep a key present.
+ */
+@ExtendWith(DropwizardExtensionsSupport.class)
+class HotKeysIT {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final double READS_PER_SECOND = 50;
+  private static final TestApp APP =
+      TestApp.create(
+          "hot_keys",
+          List.of(),
+          "refresh.staleGrace", "0s",
+          "refresh.jitter", "0",
+          "access.halfLife", "1s",
+          "access.hotThreshold", "5",
+          "access.coldAfter", "2s",
+          "access.sampleInterval", "250ms",
+          "access.settle", "300ms",
+          "access.snapshotInterval", "1s");
+  static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
+
+  private AccessReporter reads;
+
+  @AfterEach
+  void stopReading() {
+    if (reads != null) {
+      reads.close();
+    }
+  }
+
+  private AccessReporter reads() {
+    if (reads == null) {
+      reads = new AccessReporter(APP.reader());
+    }
+    return reads;
+  }
+
+  @Test
+  void keyReadOften_becomesHot_andIsRefreshedBeforeExpiry_withNoAbsenceOverThreeCycles() throws Exception {
+    String key = "hot:read-often";
+    register(key);
+    // Registered and never read: demoted after the cold grace, then it expires on its own.
+    await("registered key, never read, is demoted").atMost(Duration.ofSeconds(20)).until(() -> !refreshing(key));
+    await("and expires").atMost(Duration.ofSeconds(10)).until(() -> APP.get(key) == null);
+
+    reads().read(key, READS_PER_SECOND);
+
+    await("read often, it becomes hot again and is refreshed")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> refreshing(key) && APP.get(key) != null);
+    JsonNode status = status(key);
+    assertThat(status.at("/hot/rate").asDouble()).isGreaterThanOrEqualTo(5);
+
+    // Three refresh cycles (TTL 2 s): poll presence every 20 ms and record each value's metadata.
+    List<Map<String, String>> writes = new ArrayList<>();
+    int polls = 0;
+    int absent = 0;
+    long until = System.nanoTime() + Duration.ofMillis(6500).toNanos();
+    while (System.nanoTime() < until) {
+      if (APP.get(key) == null) {
+        absent++;
+      }
+      Map<String, String> meta = APP.meta(key);
+      if (meta.containsKey("computedAt")
+          && (writes.isEmpty() || !Objects.equals(writes.get(writes.size() - 1).get("computedAt"), meta.get("computedAt")))) {
+        writes.add(meta);
+      }
+      polls++;
+      Thread.sleep(20);
+    }
+
+    assertThat(polls).isGreaterThan(100);
+    assertThat(absent).as("polls that found the hot key absent").isZero();
+    assertThat(writes.size()).as("distinct values over three cycles").isGreaterThanOrEqualTo(3);
+    for (int i = 1; i < writes.size(); i++) {
+      long computedAt = Long.parseLong(writes.get(i).get("computedAt"));
+      long previousExpiry = Long.parseLong(writes.get(i - 1).get("expiresAt"));
+      assertThat(computedAt).as("refresh %d happened before the previous value expired", i).isLessThan(previousExpiry);
+    }
+    JsonNode ttr = status(key).get("ttr");
+    assertThat(ttr.get("rate").asDouble()).as("the TTR knows the key's rate").isGreaterThanOrEqualTo(5);
+    assertThat(ttr.get("heatFactor").asDouble()).isGreaterThan(1.0);
+
+    JsonNode hot = json(APP.hot(10));
+    assertThat(hot.get("items")).extracting(item -> item.get("key").asText()).contains(key);
+    assertThat(APP.parts().hotSet().isHot(key)).isTrue();
+    APP.deleteKey(key, true).close();
+  }
+
+  @Test
+  void keyNoLongerRead_stopsBeingRefreshed_andExpires() {
+    String key = "hot:then-cold";
+    register(key);
+    reads().read(key, READS_PER_SECOND);
+    await("read, it is hot").atMost(Duration.ofSeconds(20)).until(() -> status(key).has("hot"));
+    long promoted = EXTENSION.getEnvironment().metrics().counter("refresher.hot.promoted").getCount();
+    long demotedBefore = EXTENSION.getEnvironment().metrics().counter("refresher.hot.demoted").getCount();
+
+    reads().read(key, 0);
+
+    await("no longer read, it is demoted")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> !refreshing(key) && !status(key).has("hot"));
+    await("and its value expires").atMost(Duration.ofSeconds(10)).until(() -> APP.get(key) == null);
+    long executions = APP.database().executionsOf("counted_source");
+    await("and the source is not run again")
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> APP.database().executionsOf("counted_source") == executions && APP.get(key) == null);
+    assertThat(EXTENSION.getEnvironment().metrics().counter("refresher.hot.demoted").getCount())
+        .isGreaterThan(demotedBefore);
+    assertThat(promoted).isPositive();
+    APP.deleteKey(key, false).close();
+  }
+
+  @Test
+  void popularity_isSavedToPostgres_andBringsHotKeysBackAfterRedisLosesItsData() {
+    String key = "hot:survivor";
+    register(key);
+    reads().read(key, READS_PER_SECOND);
+    await("popularity saved to PostgreSQL")
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                APP.database()
+                        .queryLong(
+                            "SELECT count(*) FROM refresher.refresher_popularity WHERE key = 'hot:survivor' AND rate >= 20")
+                    == 1);
+    long epoch = APP.parts().epochGuard().currentEpoch();
+
+    // Nobody reads after the loss: only the popularity saved in PostgreSQL can bring it back.
+    reads().stopAll();
+    APP.redis().loseData();
+
+    await("Redis data loss noticed").atMost(Duration.ofSeconds(10)).until(() -> APP.parts().epochGuard().currentEpoch() > epoch);
+    await("the popular key is hot again and refilled")
+        .atMost(Duration.ofSeconds(20))
+        .ignoreExceptions()
+        .until(() -> APP.get(key) != null);
+    assertThat(APP.meta(key)).containsEntry("epoch", Long.toString(APP.parts().epochGuard().currentEpoch()));
+    APP.deleteKey(key, true).close();
+  }
+
+  private static void register(String key) {
+    try (Response response = APP.putKey(key, "{\"source\":\"counted\",\"params\":{},\"ttl\":\"PT2S\"}")) {
+      assertThat(response.getStatus()).isEqualTo(201);
+    }
+  }
+
+  private static boolean refreshing(String key) {
+    return status(key).get("refreshing").asBoolean();
+  }
+
+  private static JsonNode status(String key) {
+    return json(APP.getKey(key)).get("status");
+  }
+
+  private static JsonNode json(Response response) {
+    try (response) {
+      assertThat(response.getStatus()).isEqualTo(200);
+      return JSON.readTree(response.readEntity(String.class));
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
