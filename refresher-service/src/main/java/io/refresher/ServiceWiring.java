@@ -147,11 +147,12 @@ public final class ServiceWiring {
     RescheduleBuffer reschedules = new RescheduleBuffer(dueIndex);
     RefreshPlanner planner = new RefreshPlanner(refreshSettings, RefreshPlanner.threadLocalRandom());
     RefreshMetrics metrics = new RefreshMetrics(environment.metrics());
-    DueIndexReconciler reconciler = new DueIndexReconciler(repository, dueIndex, clock);
     KeyResolver resolver = new KeyResolver(repository, keys -> Map.of());
 
     RedisPopularityStore popularityStore = new RedisPopularityStore(redisson);
     RedisHotSetStore hotSetStore = new RedisHotSetStore(redisson);
+    DueIndexReconciler reconciler =
+        new DueIndexReconciler(repository, dueIndex, () -> hotSetStore.all().keySet(), clock);
     HotSetView hotSet = new HotSetView(hotSetStore, popularityStore, accessSettings, clock);
     HotKeyTracker hotKeys =
         new HotKeyTracker(

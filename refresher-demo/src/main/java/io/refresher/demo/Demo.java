@@ -1,6 +1,8 @@
 package io.refresher.demo;
 
+import com.codahale.metrics.Counter;
 import com.codahale.metrics.Meter;
+import io.refresher.client.RefresherClient;
 import io.refresher.embedded.EmbeddedPostgreSql;
 import io.refresher.embedded.EmbeddedRedis;
 import io.refresher.embedded.FreePorts;
@@ -23,7 +25,9 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -38,16 +42,24 @@ import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
 /**
- * One demo run: embedded servers, sample data, the real service, registered keys, simulated
- * readers, and a line of figures per second.
+ * One demo run: embedded servers, sample data, the real service, a key template and registered
+ * keys, simulated readers, and a line of figures per second.
  *
- * <p>Readers read like any application: {@code GET key}. Most reads go to keys registered with
- * Refresher; a tenth go to one key cached the usual way (cache-aside: on a miss the reader runs the
- * query itself and sets the key with a TTL), so the two behaviours can be compared side by side.
+ * <p>Readers read through the client library ({@code refresher-client}): a plain {@code GET}, with
+ * every read counted and reported to the service in batches. Nobody registers the product keys: a
+ * template ({@code product:{id}}) tells the service how to compute them, and the reads alone make
+ * them hot. Halfway through, the readers move from products 1-4 to products 5-8: the new ones are
+ * promoted, the old ones cool down, are demoted and expire. A tenth of the reads go to one key
+ * cached the usual way (cache-aside: on a miss the reader runs the query itself and sets the key
+ * with a TTL), so the two behaviours can be compared side by side.
  */
 final class Demo {
 
-  private static final Duration HOT_TTL = Duration.ofSeconds(10);
+  private static final Duration PRODUCT_TTL = Duration.ofSeconds(5);
+  private static final Duration CACHE_ASIDE_TTL = Duration.ofSeconds(10);
+  private static final List<String> FIRST_PRODUCTS = List.of("product:1", "product:2", "product:3", "product:4");
+  private static final List<String> LATER_PRODUCTS = List.of("product:5", "product:6", "product:7", "product:8");
+  private static final List<String> CATEGORIES = List.of("category:laptops:top5", "category:phones:top5");
   private static final String CACHE_ASIDE_KEY = "cache-aside:product:9";
   private static final String CACHE_ASIDE_SQL =
       "SELECT json_build_object('id', id, 'name', name, 'price', price)::text AS demo_cacheaside_query,"
@@ -58,6 +70,10 @@ final class Demo {
   private final AtomicBoolean stop = new AtomicBoolean();
   private final AtomicLong hotReads = new AtomicLong();
   private final AtomicLong hotMisses = new AtomicLong();
+  /** Misses of a key before any reader had found it: it was not hot yet. */
+  private final AtomicLong coldStartMisses = new AtomicLong();
+  private final Set<String> foundOnce = ConcurrentHashMap.newKeySet();
+  private volatile List<String> readKeys = List.of();
   private final AtomicLong asideReads = new AtomicLong();
   private final AtomicLong asideMisses = new AtomicLong();
 
@@ -84,15 +100,19 @@ final class Demo {
 
     AdminClient admin = new AdminClient(httpPort, token);
     admin.awaitReady(Duration.ofSeconds(60));
-    List<String> hotKeys = registerKeys(admin);
+    registerKeys(admin);
+    readKeys = concat(FIRST_PRODUCTS, CATEGORIES);
 
-    RedissonClient reader = readerClient(redis.url());
-    ExecutorService readers = startReaders(reader, hotKeys, dbUrl);
-    DemoReport report = report(dbUrl, app, hotKeys);
+    RedissonClient redisson = readerClient(redis.url());
+    RefresherClient client =
+        RefresherClient.builder(redisson).flushInterval(Duration.ofMillis(250)).build();
+    ExecutorService readers = startReaders(client, redisson, dbUrl);
+    DemoReport report = report(dbUrl, app, redisson);
     stop.set(true);
     readers.shutdown();
     readers.awaitTermination(5, TimeUnit.SECONDS);
-    reader.shutdown();
+    client.close();
+    redisson.shutdown();
     out.println("Stopping the service, then Redis and PostgreSQL...");
     app.stopServer();
     redis.close();
@@ -100,26 +120,36 @@ final class Demo {
     return report;
   }
 
-  private List<String> registerKeys(AdminClient admin) throws IOException, InterruptedException {
-    List<String> keys = new ArrayList<>();
-    out.println("Registering hot keys through the admin API (each is computed at once, ~200 ms):");
-    for (int id = 1; id <= 8; id++) {
-      String key = "product:" + id;
-      admin.register(key, "{\"source\":\"product-by-id\",\"params\":{\"id\":" + id + "},\"ttl\":\"" + HOT_TTL + "\"}");
-      keys.add(key);
+  private void registerKeys(AdminClient admin) throws IOException, InterruptedException {
+    out.println("Through the admin API:");
+    admin.put(
+        "/v1/templates/products",
+        "{\"pattern\":\"product:{id}\",\"source\":\"product-by-id\",\"ttl\":\"" + PRODUCT_TTL + "\"}");
+    out.printf("  template 'products': any key product:{id} is computed by source product-by-id, TTL %s;%n", PRODUCT_TTL);
+    out.println("    nothing is computed yet: a product key is refreshed once reads make it hot.");
+    for (String key : CATEGORIES) {
+      String category = key.split(":")[1];
+      admin.put(
+          "/v1/keys/" + URLEncoder.encode(key, StandardCharsets.UTF_8),
+          "{\"source\":\"category-top\",\"params\":{\"category\":\"" + category + "\"},\"ttl\":\"PT15S\"}");
     }
-    for (String category : List.of("laptops", "phones")) {
-      String key = "category:" + category + ":top5";
-      admin.register(key, "{\"source\":\"category-top\",\"params\":{\"category\":\"" + category + "\"},\"ttl\":\"PT15S\"}");
-      keys.add(key);
-    }
-    out.printf("  %s%n", String.join(", ", keys));
+    out.printf("  keys %s registered (computed at once, ~200 ms each).%n", String.join(", ", CATEGORIES));
     out.printf(
-        "  and %s is cached the usual way (cache-aside, 10 s TTL), for comparison.%n%n", CACHE_ASIDE_KEY);
-    return keys;
+        "  %s is cached the usual way (cache-aside, 10 s TTL), for comparison.%n", CACHE_ASIDE_KEY);
+    out.printf(
+        "Readers (the client library: GET, each read counted) read %s and the categories;%n"
+            + "  halfway they move to %s.%n%n",
+        FIRST_PRODUCTS,
+        LATER_PRODUCTS);
   }
 
-  private ExecutorService startReaders(RedissonClient reader, List<String> hotKeys, String dbUrl) {
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return List.copyOf(all);
+  }
+
+  private ExecutorService startReaders(RefresherClient client, RedissonClient redisson, String dbUrl) {
     ExecutorService pool = Executors.newFixedThreadPool(options.readers(), runnable -> {
       Thread thread = new Thread(runnable, "demo-reader");
       thread.setDaemon(true);
@@ -127,23 +157,28 @@ final class Demo {
     });
     long intervalNanos = TimeUnit.SECONDS.toNanos(1) * options.readers() / Math.max(1, options.rate());
     for (int i = 0; i < options.readers(); i++) {
-      pool.execute(() -> readLoop(reader, hotKeys, dbUrl, intervalNanos));
+      pool.execute(() -> readLoop(client, redisson, dbUrl, intervalNanos));
     }
     return pool;
   }
 
-  private void readLoop(RedissonClient reader, List<String> hotKeys, String dbUrl, long intervalNanos) {
+  private void readLoop(RefresherClient client, RedissonClient redisson, String dbUrl, long intervalNanos) {
     try (Connection connection = DriverManager.getConnection(dbUrl, EmbeddedPostgreSql.USER, EmbeddedPostgreSql.PASSWORD)) {
       long next = System.nanoTime();
       while (!stop.get()) {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         if (random.nextInt(10) == 0) {
-          readCacheAside(reader, connection);
+          readCacheAside(redisson, connection);
         } else {
-          String key = hotKeys.get(random.nextInt(hotKeys.size()));
+          List<String> keys = readKeys;
+          String key = keys.get(random.nextInt(keys.size()));
           hotReads.incrementAndGet();
-          if (reader.getBucket(key, StringCodec.INSTANCE).get() == null) {
+          if (client.get(key) != null) {
+            foundOnce.add(key);
+          } else if (foundOnce.contains(key)) {
             hotMisses.incrementAndGet();
+          } else {
+            coldStartMisses.incrementAndGet();
           }
         }
         next += intervalNanos;
@@ -168,12 +203,14 @@ final class Demo {
     try (Statement statement = connection.createStatement();
         ResultSet rs = statement.executeQuery(CACHE_ASIDE_SQL)) {
       rs.next();
-      bucket.set(rs.getString(1), HOT_TTL);
+      bucket.set(rs.getString(1), CACHE_ASIDE_TTL);
     }
   }
 
-  private DemoReport report(String dbUrl, DemoApplication app, List<String> hotKeys) throws SQLException {
-    out.println("  time | hot keys: reads/s  misses | db: source queries/s  refreshes/s | cache-aside key: reads/s  misses/s  db queries/s");
+  private DemoReport report(String dbUrl, DemoApplication app, RedissonClient redisson) throws SQLException {
+    out.println(
+        "  time | reads/s misses | hot set promoted demoted  products 1-4 present | db: source q/s refreshes/s"
+            + " | cache-aside: reads/s misses/s db q/s");
     long start = System.nanoTime();
     long lastReads = 0;
     long lastMisses = 0;
@@ -185,8 +222,12 @@ final class Demo {
     long firstAsideQueries = lastAsideQueries;
     long peakAside = 0;
     Meter refreshed = app.metrics().meter("refresher.refresh.refreshed");
+    Counter promoted = app.metrics().counter("refresher.hot.promoted");
+    Counter demoted = app.metrics().counter("refresher.hot.demoted");
     long firstRefreshes = refreshed.getCount();
     long lastRefreshes = firstRefreshes;
+    long switchAt = options.seconds() == 0 ? 30 : Math.max(1, options.seconds() / 2);
+    int firstProductsPresent = 0;
     long second = 0;
     while (options.seconds() == 0 || second < options.seconds()) {
       second++;
@@ -197,17 +238,30 @@ final class Demo {
       long refreshes = refreshed.getCount();
       long asideRead = asideReads.get();
       long asideQuery = asideQueries(dbUrl);
+      firstProductsPresent = present(redisson, FIRST_PRODUCTS);
       peakAside = Math.max(peakAside, asideQuery - lastAsideQueries);
       out.printf(
-          "  %3ds |          %6d  %6d |              %6d       %6d |                  %6d    %6d        %6d%n",
+          "  %3ds |  %6d %6d |  %6d   %6d  %6d  %20d |            %4d        %4d |              %6d   %6d  %5d%n",
           second,
           reads - lastReads,
           misses - lastMisses,
+          app.parts().hotSet().size(),
+          promoted.getCount(),
+          demoted.getCount(),
+          firstProductsPresent,
           source - lastSource,
           refreshes - lastRefreshes,
           asideRead - lastAsideReads,
           asideMisses.get() - lastAsideMisses,
           asideQuery - lastAsideQueries);
+      if (second % switchAt == 0) {
+        boolean toLater = readKeys.containsAll(FIRST_PRODUCTS);
+        readKeys = concat(toLater ? LATER_PRODUCTS : FIRST_PRODUCTS, CATEGORIES);
+        out.printf(
+            "  ---- readers move to %s: those become hot; %s cool down, are demoted and expire ----%n",
+            toLater ? LATER_PRODUCTS : FIRST_PRODUCTS,
+            toLater ? FIRST_PRODUCTS : LATER_PRODUCTS);
+      }
       lastAsideMisses = asideMisses.get();
       lastReads = reads;
       lastMisses = misses;
@@ -218,15 +272,28 @@ final class Demo {
     }
     return new DemoReport(
         second,
-        hotKeys.size(),
         hotReads.get(),
         hotMisses.get(),
+        coldStartMisses.get(),
+        promoted.getCount(),
+        demoted.getCount(),
+        FIRST_PRODUCTS.size() - firstProductsPresent,
         lastSource - firstSource,
         lastRefreshes - firstRefreshes,
         asideReads.get(),
         asideMisses.get(),
         lastAsideQueries - firstAsideQueries,
         peakAside);
+  }
+
+  private static int present(RedissonClient redisson, List<String> keys) {
+    int present = 0;
+    for (String key : keys) {
+      if (redisson.getBucket(key, StringCodec.INSTANCE).isExists()) {
+        present++;
+      }
+    }
+    return present;
   }
 
   private static long sourceQueries(String dbUrl) throws SQLException {
@@ -327,20 +394,18 @@ final class Demo {
       throw new IllegalStateException("the service did not become ready within " + timeout);
     }
 
-    void register(String key, String json) throws IOException, InterruptedException {
+    /** PUT of a JSON body to an admin path (already percent-encoded). */
+    void put(String path, String json) throws IOException, InterruptedException {
       HttpResponse<String> response =
           http.send(
-              HttpRequest.newBuilder(
-                      URI.create(
-                          "http://127.0.0.1:" + port + "/v1/keys/"
-                              + URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20")))
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                   .header("Authorization", "Bearer " + token)
                   .header("Content-Type", "application/json")
                   .PUT(HttpRequest.BodyPublishers.ofString(json))
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       if (response.statusCode() != 201 && response.statusCode() != 200) {
-        throw new IllegalStateException("registering " + key + " failed: " + response.statusCode() + " " + response.body());
+        throw new IllegalStateException("PUT " + path + " failed: " + response.statusCode() + " " + response.body());
       }
     }
   }

@@ -1,11 +1,22 @@
 package io.refresher.demo;
 
-/** What a demo run observed. */
+/**
+ * What a demo run observed.
+ *
+ * @param hotKeyMisses reads that found a key absent after some reader had found it present: the
+ *     promise is that these stay at zero
+ * @param coldStartMisses reads of a key before any reader had found it: nobody had read it yet, so
+ *     it was not hot yet
+ * @param expiredCold products no longer read that were gone from Redis at the end
+ */
 record DemoReport(
     long seconds,
-    long hotKeys,
     long hotKeyReads,
     long hotKeyMisses,
+    long coldStartMisses,
+    long promoted,
+    long demoted,
+    long expiredCold,
     long sourceQueries,
     long refreshes,
     long cacheAsideReads,
@@ -16,15 +27,21 @@ record DemoReport(
   String summary() {
     return String.format(
         "%nSummary after %d s%n"
-            + "  %d hot keys kept fresh by Refresher: %,d reads, %d misses; the database ran %d source"
-            + " queries (%d refreshes), about one per key per refresh cycle.%n"
+            + "  Keys read through the client library: %,d reads, %d misses while hot (%d misses before"
+            + " promotion: the first reads of keys nobody had read yet).%n"
+            + "  Hot set: %d keys promoted from reads alone, %d demoted when no longer read; %d of the"
+            + " products no longer read expired on their own.%n"
+            + "  The database ran %d source queries (%d refreshes), about one per hot key per refresh cycle.%n"
             + "  1 key cached the usual way (cache-aside, no Refresher): %,d reads, %d misses, %d database"
             + " queries, up to %d in one second: every expiry sends its concurrent readers to the database at"
             + " once.%n",
         seconds,
-        hotKeys,
         hotKeyReads,
         hotKeyMisses,
+        coldStartMisses,
+        promoted,
+        demoted,
+        expiredCold,
         sourceQueries,
         refreshes,
         cacheAsideReads,

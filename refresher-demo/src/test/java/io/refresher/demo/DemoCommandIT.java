@@ -18,11 +18,18 @@ import org.junit.jupiter.api.Test;
  */
 class DemoCommandIT {
 
-  private static final Pattern HOT =
-      Pattern.compile("(\\d+) hot keys kept fresh by Refresher: ([\\d,]+) reads, (\\d+) misses; the database ran (\\d+) source");
+  private static final Pattern READS =
+      Pattern.compile("Keys read through the client library: ([\\d,]+) reads, (\\d+) misses while hot \\((\\d+) misses before");
+  private static final Pattern HOT_SET =
+      Pattern.compile("Hot set: (\\d+) keys promoted from reads alone, (\\d+) demoted when no longer read; (\\d+) of the");
+  private static final Pattern SOURCE = Pattern.compile("The database ran (\\d+) source queries");
 
+  /**
+   * 36 s: readers read products 1-4 (never registered: a template covers them) for 18 s, then
+   * products 5-8. Each set becomes hot from reads alone; the first set is demoted and expires.
+   */
   @Test
-  void demo_runForTwelveSeconds_hotKeysNeverMissAndSourcesRunOncePerCycle() throws Exception {
+  void demo_readersThroughTheClient_makeTemplateKeysHot_thenColdKeysExpire() throws Exception {
     Path jar = Path.of(System.getProperty("demo.jar", "target/refresher-demo.jar"));
     assertThat(jar).exists();
     Path output = Files.createTempFile("demo", ".out");
@@ -34,7 +41,7 @@ class DemoCommandIT {
                 jar.toString(),
                 "demo",
                 "--seconds",
-                "12",
+                "36",
                 "--rate",
                 "1000")
             .redirectErrorStream(true)
@@ -48,17 +55,21 @@ class DemoCommandIT {
 
     assertThat(exited).as("demo finished; output:%n%s", printed).isTrue();
     assertThat(process.exitValue()).as("exit code; output:%n%s", printed).isZero();
-    Matcher summary = HOT.matcher(printed);
-    assertThat(summary.find()).as("summary line in:%n%s", printed).isTrue();
-    long keys = Long.parseLong(summary.group(1));
-    long reads = Long.parseLong(summary.group(2).replace(",", ""));
-    long misses = Long.parseLong(summary.group(3));
-    long sourceQueries = Long.parseLong(summary.group(4));
-    assertThat(misses).isZero();
-    assertThat(reads).isGreaterThan(5_000);
-    // 12 s with 10 s TTLs and a 2 s TTR: each product key is refreshed once (at about 8 s).
-    assertThat(sourceQueries).isBetween(keys / 2, keys * 2);
-    assertThat(printed).contains("cache-aside key");
+    Matcher reads = READS.matcher(printed);
+    Matcher hotSet = HOT_SET.matcher(printed);
+    Matcher source = SOURCE.matcher(printed);
+    assertThat(reads.find() && hotSet.find() && source.find()).as("summary in:%n%s", printed).isTrue();
+    assertThat(Long.parseLong(reads.group(1).replace(",", ""))).isGreaterThan(10_000);
+    assertThat(Long.parseLong(reads.group(2))).as("misses while hot; output:%n%s", printed).isZero();
+    long promoted = Long.parseLong(hotSet.group(1));
+    long demoted = Long.parseLong(hotSet.group(2));
+    long expired = Long.parseLong(hotSet.group(3));
+    assertThat(promoted).as("products 1-8 promoted from reads; output:%n%s", printed).isGreaterThanOrEqualTo(8);
+    assertThat(demoted).as("products 1-4 demoted; output:%n%s", printed).isGreaterThanOrEqualTo(4);
+    assertThat(expired).as("products 1-4 expired; output:%n%s", printed).isEqualTo(4);
+    // About one query per hot key per 4 s cycle: far below one per read.
+    assertThat(Long.parseLong(source.group(1))).isBetween(8L, 200L);
+    assertThat(printed).contains("cache-aside");
   }
 
   private static String read(Path file) throws IOException {
