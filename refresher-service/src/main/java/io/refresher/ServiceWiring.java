@@ -301,6 +301,17 @@ public final class ServiceWiring {
     environment.jersey().register(new KeyResource(registry, refreshService, resolver, hotSet));
     environment.jersey().register(new HotResource(hotSet, resolver, refreshService));
     environment.jersey().register(new SourceResource(catalog));
+    // ---- key templates (begin): compiled catalog loaded now; reload() it on a timer for other replicas' changes
+    io.refresher.persistence.JdbiTemplateRepository templateRepository =
+        new io.refresher.persistence.JdbiTemplateRepository(registryJdbi, json);
+    io.refresher.registry.TemplateCatalog templateCatalog =
+        new io.refresher.registry.TemplateCatalog(templateRepository, catalog);
+    templateCatalog.reload();
+    io.refresher.registry.Templates templates =
+        new io.refresher.registry.Templates(
+            templateRepository, new RegistrationValidator(catalog, RegistrationLimits.DEFAULT), catalog, templateCatalog, clock);
+    environment.jersey().register(new io.refresher.api.TemplateResource(templates));
+    // ---- key templates (end)
 
     return new Parts(
         redisson,

@@ -10,6 +10,7 @@ import io.refresher.refresh.CacheUnavailableException;
 import io.refresher.registry.InvalidRegistrationException;
 import io.refresher.registry.KeyNotFoundException;
 import io.refresher.registry.RegistryUnavailableException;
+import io.refresher.registry.TemplateNotFoundException;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotSupportedException;
 import jakarta.ws.rs.WebApplicationException;
@@ -35,6 +36,7 @@ public final class ErrorMappers {
   public static void register(ResourceConfig jersey) {
     jersey.register(new InvalidRegistrationMapper());
     jersey.register(new KeyNotFoundMapper());
+    jersey.register(new TemplateNotFoundMapper());
     jersey.register(new RegistryUnavailableMapper());
     jersey.register(new CacheUnavailableMapper());
     jersey.register(new JsonMapper());
@@ -54,6 +56,13 @@ public final class ErrorMappers {
     @Override
     public Response toResponse(KeyNotFoundException e) {
       return ApiErrors.response(ApiError.of(404, e.getMessage(), "key", "must be a registered key"));
+    }
+  }
+
+  static final class TemplateNotFoundMapper implements ExceptionMapper<TemplateNotFoundException> {
+    @Override
+    public Response toResponse(TemplateNotFoundException e) {
+      return ApiErrors.response(ApiError.of(404, e.getMessage(), "name", "must be the name of a template"));
     }
   }
 

@@ -1,0 +1,120 @@
+package io.refresher.api;
+
+import io.refresher.registry.InvalidRegistrationException;
+import io.refresher.registry.KeyTemplate;
+import io.refresher.registry.Templates;
+import jakarta.annotation.security.PermitAll;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Key templates: families of keys such as {@code product:{id}}, each computed by one source with
+ * parameters taken from the key. A template's keys are refreshed while applications read them
+ * often; deleting the template stops that, and their values expire on their own.
+ */
+@Path("/v1/templates")
+@Produces(MediaType.APPLICATION_JSON)
+@PermitAll
+public final class TemplateResource {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TemplateResource.class);
+
+  private final Templates templates;
+
+  public TemplateResource(Templates templates) {
+    this.templates = templates;
+  }
+
+  // Any content type is accepted at matching time so that authentication runs first: a
+  // non-JSON body then fails when it is read (415), after the token was checked. The name takes
+  // the rest of the path so that a name with a slash is refused by the name rule (422), not 404.
+  @PUT
+  @Path("/{name: .+}")
+  @Consumes(MediaType.WILDCARD)
+  public Response put(@PathParam("name") String name, @Context UriInfo uri, TemplateRequest request) {
+    requireNoPathParameters(uri);
+    if (request == null) {
+      throw new InvalidRegistrationException("body", "must be a JSON object with pattern, source, params and ttl");
+    }
+    Templates.Stored stored = templates.put(name, request.pattern(), request.source(), request.params(), request.ttl());
+    KeyTemplate template = stored.template();
+    LOG.info(
+        "{} template '{}': pattern '{}' → source '{}', ttl {}",
+        stored.created() ? "registered" : "replaced",
+        name,
+        template.pattern().text(),
+        template.source(),
+        template.ttl());
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("created", stored.created());
+    body.put("template", TemplateView.of(template));
+    return Response.status(stored.created() ? Response.Status.CREATED : Response.Status.OK).entity(body).build();
+  }
+
+  /** {@code PUT /v1/templates}: the name is missing. */
+  @PUT
+  @Consumes(MediaType.WILDCARD)
+  public Response putWithoutName() {
+    throw new InvalidRegistrationException("name", "is required: PUT /v1/templates/{name}");
+  }
+
+  @GET
+  @Path("/{name: .+}")
+  public TemplateView get(@PathParam("name") String name, @Context UriInfo uri) {
+    requireNoPathParameters(uri);
+    return TemplateView.of(templates.get(name));
+  }
+
+  @GET
+  public Map<String, Object> list(
+      @QueryParam("after") @DefaultValue("") String after,
+      @QueryParam("limit") @DefaultValue("100") String limit) {
+    int size;
+    try {
+      size = Integer.parseInt(limit);
+    } catch (NumberFormatException e) {
+      throw new InvalidRegistrationException("limit", "must be a whole number between 1 and " + Templates.MAX_PAGE);
+    }
+    List<KeyTemplate> page = templates.page(after, size);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("items", page.stream().map(TemplateView::of).toList());
+    body.put("next", page.size() == size ? page.get(page.size() - 1).name() : null);
+    return body;
+  }
+
+  @DELETE
+  @Path("/{name: .+}")
+  public Response delete(@PathParam("name") String name, @Context UriInfo uri) {
+    requireNoPathParameters(uri);
+    templates.delete(name);
+    LOG.info("deleted template '{}'; its keys are no longer refreshed and expire on their own", name);
+    return Response.noContent().build();
+  }
+
+  /**
+   * A raw {@code ;} starts a URI path parameter, which the server strips before the name is read
+   * ({@code /v1/templates/a;b} would address the template {@code a}). Refuse it rather than act on
+   * another template than the caller meant.
+   */
+  private static void requireNoPathParameters(UriInfo uri) {
+    if (uri.getRequestUri().getRawPath().indexOf(';') >= 0) {
+      throw new InvalidRegistrationException("name", "must not contain ';' (template names never do)");
+    }
+  }
+}

@@ -1,0 +1,348 @@
+package io.refresher.registry;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The shape of a family of keys, such as {@code product:{id}}: literal text with named
+ * placeholders. <code>{{</code> and <code>}}</code> stand for a literal brace, so {@code
+ * user:{{{id}}}:cart} matches {@code user:{42}:cart} (whose Redis hash tag is {@code {42}}).
+ *
+ * <p>A placeholder matches one or more characters other than <code>:</code>, <code>/</code>,
+ * <code>{</code> and <code>}</code>: the separators keys are built with end a placeholder, so {@code product:{id}} matches
+ * {@code product:7} but neither {@code product:7:reviews} nor {@code product:}. A pattern matches a
+ * whole key, never a part of one.
+ */
+public final class TemplatePattern {
+
+  private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+  private static final String VALUE = "([^:/{}]+)";
+
+  /**
+   * Character reads the regex may make per key character before a match is abandoned. Several
+   * placeholders between two separators ({@code {a}.{b}.{c}.{d}}) make the backtracking regex
+   * polynomial in the key length: a 500-character key that almost matches such a pattern took over
+   * a minute. Keys come from applications at high rates, so the work per key is capped; real keys
+   * need a few reads per character (see the tests), and a key that exhausts the budget is treated
+   * as not matching.
+   */
+  static final int READS_PER_KEY_CHAR = 64;
+
+  private final String text;
+  private final List<String> placeholders;
+  private final Set<String> placeholderSet;
+  private final String literalPrefix;
+  private final String literalSuffix;
+  private final int literalLength;
+  private final Pattern regex;
+
+  private TemplatePattern(
+      String text, List<String> placeholders, String literalPrefix, String literalSuffix, int literalLength, Pattern regex) {
+    this.text = text;
+    this.placeholders = placeholders;
+    this.placeholderSet = Collections.unmodifiableSet(new LinkedHashSet<>(placeholders));
+    this.literalPrefix = literalPrefix;
+    this.literalSuffix = literalSuffix;
+    this.literalLength = literalLength;
+    this.regex = regex;
+  }
+
+  /**
+   * What reading a pattern found: the compiled pattern when it breaks no rule, and either way the
+   * valid placeholder names it contains, so that a caller can check them against a source even
+   * when another rule is broken.
+   *
+   * @param pattern null when {@code errors} is not empty
+   * @param errors every broken rule, each for the field {@code pattern}
+   */
+  public record Parsed(TemplatePattern pattern, Set<String> placeholders, List<FieldError> errors) {
+    public Parsed {
+      placeholders = Collections.unmodifiableSet(new LinkedHashSet<>(placeholders));
+      errors = List.copyOf(errors);
+    }
+  }
+
+  /**
+   * The pattern of {@code text}.
+   *
+   * @throws InvalidRegistrationException naming every broken rule (field {@code pattern})
+   */
+  public static TemplatePattern parse(String text) {
+    Parsed parsed = check(text);
+    if (!parsed.errors().isEmpty()) {
+      throw new InvalidRegistrationException(parsed.errors());
+    }
+    return parsed.pattern();
+  }
+
+  /** Reads {@code text}, collecting every broken rule rather than stopping at the first. */
+  public static Parsed check(String text) {
+    if (text == null || text.isEmpty()) {
+      return new Parsed(null, Set.of(), List.of(error("is required, such as 'product:{id}'")));
+    }
+    List<String> rules = new ArrayList<>(textRules(text));
+    Tokens tokens = Tokens.read(text, rules);
+    if (tokens.placeholders.isEmpty() && !tokens.sawPlaceholderSyntax) {
+      rules.add("must contain at least one placeholder such as {id} (write '{{' and '}}' for literal braces)");
+    }
+    List<FieldError> errors = rules.stream().map(TemplatePattern::error).toList();
+    if (!errors.isEmpty()) {
+      return new Parsed(null, new LinkedHashSet<>(tokens.placeholders), errors);
+    }
+    return new Parsed(tokens.compile(text), new LinkedHashSet<>(tokens.placeholders), List.of());
+  }
+
+  /** The rules on the text as a whole, the same as on a key. */
+  private static List<String> textRules(String text) {
+    List<String> rules = new ArrayList<>();
+    if (text.getBytes(StandardCharsets.UTF_8).length > KeyRules.MAX_KEY_BYTES) {
+      rules.add("must be at most " + KeyRules.MAX_KEY_BYTES + " bytes in UTF-8");
+    }
+    if (text.chars().anyMatch(c -> Character.getType(c) == Character.CONTROL || c == '\u2028' || c == '\u2029')) {
+      rules.add("must not contain control characters or line separators");
+    }
+    if (hasLoneSurrogate(text)) {
+      rules.add("must be valid UTF-8 text");
+    }
+    if (text.startsWith(KeyRules.RESERVED_PREFIX)) {
+      rules.add("must not start with '" + KeyRules.RESERVED_PREFIX + "' (reserved for the service)");
+    }
+    return rules;
+  }
+
+  private static boolean hasLoneSurrogate(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The placeholder values of {@code key}, by name in pattern order, when the pattern matches the
+   * whole key.
+   */
+  public Optional<Map<String, String>> match(String key) {
+    // Literal checks first: they reject most keys of other families without running the regex.
+    if (key == null
+        || !key.startsWith(literalPrefix)
+        || !key.endsWith(literalSuffix)
+        || key.length() < literalPrefix.length() + literalSuffix.length() + placeholders.size()) {
+      return Optional.empty();
+    }
+    Matcher matcher = regex.matcher(new BoundedText(key, (long) READS_PER_KEY_CHAR * key.length() + 1024));
+    try {
+      if (!matcher.matches()) {
+        return Optional.empty();
+      }
+    } catch (BoundedText.BudgetExceeded e) {
+      return Optional.empty();
+    }
+    Map<String, String> values = new LinkedHashMap<>();
+    for (int i = 0; i < placeholders.size(); i++) {
+      values.put(placeholders.get(i), key.substring(matcher.start(i + 1), matcher.end(i + 1)));
+    }
+    return Optional.of(values);
+  }
+
+  /** The placeholder names, in the order they appear. */
+  public Set<String> placeholders() {
+    return placeholderSet;
+  }
+
+  /** How many literal characters (escaped braces counting one) the pattern has: its specificity. */
+  public int literalLength() {
+    return literalLength;
+  }
+
+  /** The literal text before the first placeholder, with escapes resolved: every key it matches starts with it. */
+  public String literalPrefix() {
+    return literalPrefix;
+  }
+
+  /** The pattern as written. */
+  public String text() {
+    return text;
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof TemplatePattern pattern && pattern.text.equals(text);
+  }
+
+  @Override
+  public int hashCode() {
+    return text.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return text;
+  }
+
+  private static FieldError error(String rule) {
+    return new FieldError("pattern", rule);
+  }
+
+  /** The pattern as literal runs and placeholders, read left to right. */
+  private static final class Tokens {
+    /** Literal text (escapes resolved) before each placeholder, then the text after the last one. */
+    private final List<String> literals = new ArrayList<>();
+    private final List<String> placeholders = new ArrayList<>();
+    /** Whether anything looked like a placeholder, valid or not: "no placeholder" is then not the problem. */
+    private boolean sawPlaceholderSyntax;
+
+    static Tokens read(String text, List<String> rules) {
+      Tokens tokens = new Tokens();
+      Set<String> duplicates = new LinkedHashSet<>();
+      StringBuilder literal = new StringBuilder();
+      // the placeholder just read, while no literal text has followed it
+      String adjacent = null;
+      int i = 0;
+      while (i < text.length()) {
+        char c = text.charAt(i);
+        boolean doubled = i + 1 < text.length() && text.charAt(i + 1) == c;
+        if (c == '{' && !doubled) {
+          int close = closingBrace(text, i + 1);
+          if (close < 0) {
+            rules.add("has an unmatched '{' at position " + i + " (write '{{' for a literal '{')");
+            adjacent = null;
+            i++;
+            continue;
+          }
+          String name = text.substring(i + 1, close);
+          tokens.sawPlaceholderSyntax = true;
+          i = close + 1;
+          if (!NAME.matcher(name).matches()) {
+            rules.add(
+                "has an invalid placeholder name {" + name + "}: names are letters, digits and '_', not starting with a digit");
+            adjacent = null;
+            continue;
+          }
+          if (adjacent != null) {
+            rules.add(
+                "has adjacent placeholders {" + adjacent + "}{" + name + "}: separate them with literal text, or the split is ambiguous");
+          }
+          if (tokens.placeholders.contains(name)) {
+            duplicates.add(name);
+          } else {
+            tokens.literals.add(literal.toString());
+            tokens.placeholders.add(name);
+            literal.setLength(0);
+          }
+          adjacent = name;
+          continue;
+        }
+        if (c == '}' && !doubled) {
+          rules.add("has an unmatched '}' at position " + i + " (write '}}' for a literal '}')");
+          i++;
+        } else {
+          // an escaped brace ("{{" or "}}") or any other character: literal text
+          literal.append(c);
+          i += (c == '{' || c == '}') ? 2 : 1;
+        }
+        adjacent = null;
+      }
+      tokens.literals.add(literal.toString());
+      for (String name : duplicates) {
+        rules.add("uses the placeholder {" + name + "} more than once; each name may appear once");
+      }
+      return tokens;
+    }
+
+    /** Index of the '}' closing a placeholder opened before {@code from}, or -1 when another '{' or the end comes first. */
+    private static int closingBrace(String text, int from) {
+      for (int j = from; j < text.length(); j++) {
+        char c = text.charAt(j);
+        if (c == '}') {
+          return j;
+        }
+        if (c == '{') {
+          return -1;
+        }
+      }
+      return -1;
+    }
+
+    TemplatePattern compile(String text) {
+      StringBuilder regex = new StringBuilder();
+      int literalLength = 0;
+      for (int i = 0; i < literals.size(); i++) {
+        String literal = literals.get(i);
+        literalLength += literal.codePointCount(0, literal.length());
+        if (!literal.isEmpty()) {
+          regex.append(Pattern.quote(literal));
+        }
+        if (i < placeholders.size()) {
+          regex.append(VALUE);
+        }
+      }
+      return new TemplatePattern(
+          text,
+          List.copyOf(placeholders),
+          literals.get(0),
+          literals.get(literals.size() - 1),
+          literalLength,
+          Pattern.compile(regex.toString()));
+    }
+  }
+
+  /**
+   * The key as the regex reads it, counting reads and giving up when the budget is spent; see
+   * {@link #READS_PER_KEY_CHAR}.
+   */
+  private static final class BoundedText implements CharSequence {
+    private final String text;
+    private long budget;
+
+    BoundedText(String text, long budget) {
+      this.text = text;
+      this.budget = budget;
+    }
+
+    @Override
+    public char charAt(int index) {
+      if (--budget < 0) {
+        throw new BudgetExceeded();
+      }
+      return text.charAt(index);
+    }
+
+    @Override
+    public int length() {
+      return text.length();
+    }
+
+    @Override
+    public CharSequence subSequence(int start, int end) {
+      return text.substring(start, end);
+    }
+
+    @Override
+    public String toString() {
+      return text;
+    }
+
+    /** Thrown through the regex engine to abandon a match; no stack trace, it is not an error. */
+    static final class BudgetExceeded extends RuntimeException {
+      private static final long serialVersionUID = 1L;
+
+      BudgetExceeded() {
+        super("match budget exceeded", null, false, false);
+      }
+    }
+  }
+}
