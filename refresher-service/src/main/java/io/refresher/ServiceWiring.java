@@ -20,6 +20,7 @@ import io.refresher.api.HotResource;
 import io.refresher.api.JsonUnauthorizedHandler;
 import io.refresher.api.KeyResource;
 import io.refresher.api.SourceResource;
+import io.refresher.api.TemplateResource;
 import io.refresher.cache.RedisAccessCounts;
 import io.refresher.cache.RedisCacheStore;
 import io.refresher.cache.RedisHotSetStore;
@@ -38,6 +39,7 @@ import io.refresher.health.RefreshMetrics;
 import io.refresher.health.SchedulerHealthCheck;
 import io.refresher.persistence.JdbiEpochStore;
 import io.refresher.persistence.JdbiPopularityArchive;
+import io.refresher.persistence.JdbiTemplateRepository;
 import io.refresher.persistence.JdbiRegistrationRepository;
 import io.refresher.persistence.SchemaMigrator;
 import io.refresher.refresh.AdaptiveTtr;
@@ -55,6 +57,8 @@ import io.refresher.registry.KeyResolver;
 import io.refresher.registry.RegistrationLimits;
 import io.refresher.registry.RegistrationValidator;
 import io.refresher.registry.Registry;
+import io.refresher.registry.TemplateCatalog;
+import io.refresher.registry.Templates;
 import io.refresher.scheduling.QuartzManager;
 import io.refresher.scheduling.ReconcileDueIndexJob;
 import io.refresher.scheduling.SampleAccessJob;
@@ -103,7 +107,8 @@ public final class ServiceWiring {
       HotSetView hotSet,
       HotKeyTracker hotKeys,
       PopularityKeeper popularity,
-      KeyResolver resolver) {}
+      KeyResolver resolver,
+      TemplateCatalog templates) {}
 
   public static Parts wire(RefresherConfiguration config, Environment environment) throws Exception {
     InstantSource clock = InstantSource.system();
@@ -147,7 +152,12 @@ public final class ServiceWiring {
     RescheduleBuffer reschedules = new RescheduleBuffer(dueIndex);
     RefreshPlanner planner = new RefreshPlanner(refreshSettings, RefreshPlanner.threadLocalRandom());
     RefreshMetrics metrics = new RefreshMetrics(environment.metrics());
-    KeyResolver resolver = new KeyResolver(repository, keys -> Map.of());
+    JdbiTemplateRepository templateRepository = new JdbiTemplateRepository(registryJdbi, json);
+    TemplateCatalog templateCatalog = new TemplateCatalog(templateRepository, catalog);
+    templateCatalog.reload();
+    RegistrationValidator validator = new RegistrationValidator(catalog, RegistrationLimits.DEFAULT);
+    Templates templates = new Templates(templateRepository, validator, catalog, templateCatalog, clock);
+    KeyResolver resolver = new KeyResolver(repository, templateCatalog::resolveAll);
 
     RedisPopularityStore popularityStore = new RedisPopularityStore(redisson);
     RedisHotSetStore hotSetStore = new RedisHotSetStore(redisson);
@@ -196,8 +206,7 @@ public final class ServiceWiring {
         new RefreshDispatcher(dueIndex, resolver, refresher, reschedules, dispatch, metrics, lag, clock);
     RefreshService refreshService =
         new RefreshService(refresher, dueIndex, cacheStore, membership(hotSetStore), dispatch, clock);
-    Registry registry =
-        new Registry(repository, new RegistrationValidator(catalog, RegistrationLimits.DEFAULT), clock);
+    Registry registry = new Registry(repository, validator, clock);
 
     QuartzManager quartz =
         new QuartzManager(
@@ -248,6 +257,9 @@ public final class ServiceWiring {
       public void start() {
         viewRefresher.scheduleWithFixedDelay(
             () -> refreshView(hotSet), 0, sampleEvery.toMillis(), TimeUnit.MILLISECONDS);
+        // Templates changed through another replica become visible here within this interval.
+        viewRefresher.scheduleWithFixedDelay(
+            () -> reloadTemplates(templateCatalog), TEMPLATE_RELOAD_MILLIS, TEMPLATE_RELOAD_MILLIS, TimeUnit.MILLISECONDS);
       }
 
       @Override
@@ -301,17 +313,7 @@ public final class ServiceWiring {
     environment.jersey().register(new KeyResource(registry, refreshService, resolver, hotSet));
     environment.jersey().register(new HotResource(hotSet, resolver, refreshService));
     environment.jersey().register(new SourceResource(catalog));
-    // ---- key templates (begin): compiled catalog loaded now; reload() it on a timer for other replicas' changes
-    io.refresher.persistence.JdbiTemplateRepository templateRepository =
-        new io.refresher.persistence.JdbiTemplateRepository(registryJdbi, json);
-    io.refresher.registry.TemplateCatalog templateCatalog =
-        new io.refresher.registry.TemplateCatalog(templateRepository, catalog);
-    templateCatalog.reload();
-    io.refresher.registry.Templates templates =
-        new io.refresher.registry.Templates(
-            templateRepository, new RegistrationValidator(catalog, RegistrationLimits.DEFAULT), catalog, templateCatalog, clock);
-    environment.jersey().register(new io.refresher.api.TemplateResource(templates));
-    // ---- key templates (end)
+    environment.jersey().register(new TemplateResource(templates));
 
     return new Parts(
         redisson,
@@ -326,7 +328,8 @@ public final class ServiceWiring {
         hotSet,
         hotKeys,
         popularity,
-        resolver);
+        resolver,
+        templateCatalog);
   }
 
   /** Admin-side hot-set changes: a new hot-policy key joins, a deleted key leaves. */
@@ -342,6 +345,16 @@ public final class ServiceWiring {
         store.update(Map.of(), List.of(key));
       }
     };
+  }
+
+  private static final long TEMPLATE_RELOAD_MILLIS = 2000;
+
+  private static void reloadTemplates(TemplateCatalog templates) {
+    try {
+      templates.reload();
+    } catch (RuntimeException e) {
+      LOG.debug("templates not reloaded: {}", e.getMessage());
+    }
   }
 
   private static void refreshView(HotSetView view) {

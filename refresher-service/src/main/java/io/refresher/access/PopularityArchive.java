@@ -1,6 +1,7 @@
 package io.refresher.access;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -10,9 +11,16 @@ import java.util.Map;
  */
 public interface PopularityArchive {
 
-  /** Replaces the saved popularity with these rates (reads/s) by key. */
-  void save(Map<String, Double> ratesByKey, Instant sampledAt);
+  /** A key's rate (reads/s) as of when it was saved. */
+  record Saved(String key, double rate, Instant sampledAt) {}
 
-  /** Up to {@code limit} saved keys with their rates, most popular first. */
-  Map<String, Double> top(int limit);
+  /**
+   * Saves these rates (reads/s) by key, replacing the keys' earlier rows, and forgets rows saved
+   * before {@code forgetBefore}. Keys not in this snapshot keep their older rows: right after Redis
+   * lost its data the snapshot is nearly empty, and must not wipe what the restore needs.
+   */
+  void save(Map<String, Double> ratesByKey, Instant sampledAt, Instant forgetBefore);
+
+  /** Up to {@code limit} saved keys, highest saved rate first. */
+  List<Saved> top(int limit);
 }

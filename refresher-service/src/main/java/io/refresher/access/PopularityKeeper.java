@@ -6,6 +6,7 @@ import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +19,8 @@ import org.slf4j.LoggerFactory;
 public final class PopularityKeeper {
 
   private static final Logger LOG = LoggerFactory.getLogger(PopularityKeeper.class);
+  /** A row not refreshed for 20 half-lives has decayed below a millionth of its rate: forget it. */
+  private static final int FORGET_AFTER_HALF_LIVES = 20;
 
   private final PopularityStore popularity;
   private final PopularityArchive archive;
@@ -46,17 +49,21 @@ public final class PopularityKeeper {
     for (PopularityStore.Scored scored : top) {
       rates.put(scored.key(), decay.rate(scored.score(), now, state.landmarkMillis()));
     }
-    archive.save(rates, Instant.ofEpochMilli(now));
+    archive.save(
+        rates,
+        Instant.ofEpochMilli(now),
+        Instant.ofEpochMilli(now).minus(settings.halfLife().multipliedBy(FORGET_AFTER_HALF_LIVES)));
     LOG.debug("popularity snapshot: {} keys saved", rates.size());
     return rates.size();
   }
 
   /**
-   * After Redis lost its data: raises each saved key's popularity back to its saved rate as of
-   * now (a key read since the loss keeps the higher of the two). Returns how many keys were saved.
+   * After Redis lost its data: raises each saved key's popularity back to its saved rate, decayed
+   * by the time since it was saved as if it had not been read since (a key read since the loss
+   * keeps the higher of the two). Returns how many keys were saved.
    */
   public int restore() {
-    Map<String, Double> saved = archive.top(settings.maxTracked());
+    List<PopularityArchive.Saved> saved = archive.top(settings.maxTracked());
     if (saved.isEmpty()) {
       return 0;
     }
@@ -71,7 +78,10 @@ public final class PopularityKeeper {
                     popularity.initialise(
                         new PopularityStore.State(now, lastSecond - AccessProtocol.BUCKET_TTL_SECONDS)));
     Map<String, Double> scores = new HashMap<>(saved.size() * 2);
-    saved.forEach((key, rate) -> scores.put(key, decay.score(rate, now, state.landmarkMillis())));
+    for (PopularityArchive.Saved row : saved) {
+      // The score the saved rate had when saved is the score it has now, decayed since.
+      scores.put(row.key(), decay.score(row.rate(), row.sampledAt().toEpochMilli(), state.landmarkMillis()));
+    }
     popularity.raise(scores);
     LOG.info("popularity restored from PostgreSQL after Redis lost its data: {} keys", saved.size());
     return saved.size();

@@ -3,12 +3,12 @@ package io.refresher.persistence;
 import io.refresher.access.PopularityArchive;
 import java.sql.Timestamp;
 import java.time.Instant;
-import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.PreparedBatch;
 
-/** Popularity snapshots in PostgreSQL ({@code refresher_popularity}), replaced whole each time. */
+/** Popularity snapshots in PostgreSQL ({@code refresher_popularity}), one row per key. */
 public final class JdbiPopularityArchive implements PopularityArchive {
 
   private static final int BATCH = 1000;
@@ -20,44 +20,52 @@ public final class JdbiPopularityArchive implements PopularityArchive {
   }
 
   @Override
-  public void save(Map<String, Double> ratesByKey, Instant sampledAt) {
+  public void save(Map<String, Double> ratesByKey, Instant sampledAt, Instant forgetBefore) {
     Timestamp at = Timestamp.from(sampledAt);
     JdbiRegistrationRepository.call(
         () ->
             jdbi.inTransaction(
                 handle -> {
-                  handle.execute("DELETE FROM refresher_popularity");
                   PreparedBatch batch =
                       handle.prepareBatch(
-                          "INSERT INTO refresher_popularity (key, rate, sampled_at) VALUES (:key, :rate, :at)");
+                          "INSERT INTO refresher_popularity (key, rate, sampled_at) VALUES (:key, :rate, :at) "
+                              + "ON CONFLICT (key) DO UPDATE SET rate = EXCLUDED.rate, sampled_at = EXCLUDED.sampled_at");
                   int pending = 0;
                   for (Map.Entry<String, Double> entry : ratesByKey.entrySet()) {
                     batch.bind("key", entry.getKey()).bind("rate", entry.getValue()).bind("at", at).add();
                     if (++pending == BATCH) {
                       batch.execute();
+                      batch =
+                          handle.prepareBatch(
+                              "INSERT INTO refresher_popularity (key, rate, sampled_at) VALUES (:key, :rate, :at) "
+                                  + "ON CONFLICT (key) DO UPDATE SET rate = EXCLUDED.rate, sampled_at = EXCLUDED.sampled_at");
                       pending = 0;
                     }
                   }
                   if (pending > 0) {
                     batch.execute();
                   }
+                  handle
+                      .createUpdate("DELETE FROM refresher_popularity WHERE sampled_at < :before")
+                      .bind("before", Timestamp.from(forgetBefore))
+                      .execute();
                   return null;
                 }));
   }
 
   @Override
-  public Map<String, Double> top(int limit) {
+  public List<Saved> top(int limit) {
     return JdbiRegistrationRepository.call(
         () ->
             jdbi.withHandle(
-                handle -> {
-                  Map<String, Double> top = new LinkedHashMap<>();
-                  handle
-                      .createQuery("SELECT key, rate FROM refresher_popularity ORDER BY rate DESC, key LIMIT :limit")
-                      .bind("limit", limit)
-                      .map((rs, ctx) -> Map.entry(rs.getString("key"), rs.getDouble("rate")))
-                      .forEach(entry -> top.put(entry.getKey(), entry.getValue()));
-                  return top;
-                }));
+                handle ->
+                    handle
+                        .createQuery(
+                            "SELECT key, rate, sampled_at FROM refresher_popularity ORDER BY rate DESC, key LIMIT :limit")
+                        .bind("limit", limit)
+                        .map(
+                            (rs, ctx) ->
+                                new Saved(rs.getString("key"), rs.getDouble("rate"), rs.getTimestamp("sampled_at").toInstant()))
+                        .list()));
   }
 }

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * template). Precedence: more literal characters first (the more specific pattern), then name.
  *
  * <p>Keys arrive at the rate applications read them, so resolution reads one immutable snapshot
- * without locking, and runs a template's regex only when the key starts with the template's
+ * without locking, and runs a template's matcher only when the key starts with the template's
  * literal prefix. {@link #reload()} replaces the snapshot from the repository: after every change
  * made through this replica, and periodically for changes made through others.
  */

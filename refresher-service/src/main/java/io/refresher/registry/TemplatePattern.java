@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -20,40 +19,35 @@ import java.util.regex.Pattern;
  * <p>A placeholder matches one or more characters other than <code>:</code>, <code>/</code>,
  * <code>{</code> and <code>}</code>: the separators keys are built with end a placeholder, so {@code product:{id}} matches
  * {@code product:7} but neither {@code product:7:reviews} nor {@code product:}. A pattern matches a
- * whole key, never a part of one.
+ * whole key, never a part of one. When a key can be split in several ways ({@code {name}.{ext}}
+ * and {@code a.b.c}), each placeholder takes as much as it can, left to right ({@code a.b} and
+ * {@code c}), as a greedy regular expression would.
+ *
+ * <p>Matching takes time linear in the key's length times the pattern's: keys come from
+ * applications at high rates, and a backtracking regular expression is polynomial (a 500-character
+ * key that almost matched {@code {a}.{b}.{c}.{d}.{e}:end} took over a minute). See {@link #match}.
  */
 public final class TemplatePattern {
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-  private static final String VALUE = "([^:/{}]+)";
-
-  /**
-   * Character reads the regex may make per key character before a match is abandoned. Several
-   * placeholders between two separators ({@code {a}.{b}.{c}.{d}}) make the backtracking regex
-   * polynomial in the key length: a 500-character key that almost matches such a pattern took over
-   * a minute. Keys come from applications at high rates, so the work per key is capped; real keys
-   * need a few reads per character (see the tests), and a key that exhausts the budget is treated
-   * as not matching.
-   */
-  static final int READS_PER_KEY_CHAR = 64;
 
   private final String text;
   private final List<String> placeholders;
   private final Set<String> placeholderSet;
+  /** Literal text before each placeholder, then after the last one: one more than placeholders. */
+  private final List<String> literals;
   private final String literalPrefix;
   private final String literalSuffix;
   private final int literalLength;
-  private final Pattern regex;
 
-  private TemplatePattern(
-      String text, List<String> placeholders, String literalPrefix, String literalSuffix, int literalLength, Pattern regex) {
+  private TemplatePattern(String text, List<String> placeholders, List<String> literals, int literalLength) {
     this.text = text;
     this.placeholders = placeholders;
     this.placeholderSet = Collections.unmodifiableSet(new LinkedHashSet<>(placeholders));
-    this.literalPrefix = literalPrefix;
-    this.literalSuffix = literalSuffix;
+    this.literals = literals;
+    this.literalPrefix = literals.get(0);
+    this.literalSuffix = literals.get(literals.size() - 1);
     this.literalLength = literalLength;
-    this.regex = regex;
   }
 
   /**
@@ -134,28 +128,70 @@ public final class TemplatePattern {
   /**
    * The placeholder values of {@code key}, by name in pattern order, when the pattern matches the
    * whole key.
+   *
+   * <p>Right to left, for each placeholder {@code j} it marks the positions where its value may end:
+   * the literal after it follows there, and the rest of the pattern matches after that literal.
+   * Then, left to right, each placeholder takes the last such end within its run of value
+   * characters. Work: one pass over the key per placeholder, with a literal comparison per position.
    */
   public Optional<Map<String, String>> match(String key) {
-    // Literal checks first: they reject most keys of other families without running the regex.
+    int k = placeholders.size();
     if (key == null
         || !key.startsWith(literalPrefix)
         || !key.endsWith(literalSuffix)
-        || key.length() < literalPrefix.length() + literalSuffix.length() + placeholders.size()) {
+        || key.length() < literalPrefix.length() + literalSuffix.length() + k) {
       return Optional.empty();
     }
-    Matcher matcher = regex.matcher(new BoundedText(key, (long) READS_PER_KEY_CHAR * key.length() + 1024));
-    try {
-      if (!matcher.matches()) {
-        return Optional.empty();
+    int n = key.length();
+    // run[p]: how many value characters start at p.
+    int[] run = new int[n + 1];
+    for (int p = n - 1; p >= 0; p--) {
+      run[p] = isValueChar(key.charAt(p)) ? run[p + 1] + 1 : 0;
+    }
+    // lastEnd[j][x]: the largest q <= x where placeholder j+1 may end, or -1.
+    int[][] lastEnd = new int[k][];
+    // startOk[p]: the rest of the pattern, from the current placeholder on, can match key[p..].
+    boolean[] restMatches = new boolean[n + 1];
+    for (int j = k - 1; j >= 0; j--) {
+      String after = literals.get(j + 1);
+      boolean[] nextRest = restMatches;
+      int[] last = new int[n + 1];
+      int best = -1;
+      for (int q = 0; q <= n; q++) {
+        boolean ok;
+        if (j == k - 1) {
+          ok = q + after.length() == n && key.startsWith(after, q);
+        } else {
+          ok = q + after.length() <= n && key.startsWith(after, q) && nextRest[q + after.length()];
+        }
+        if (ok) {
+          best = q;
+        }
+        last[q] = best;
       }
-    } catch (BoundedText.BudgetExceeded e) {
+      lastEnd[j] = last;
+      boolean[] here = new boolean[n + 1];
+      for (int p = 0; p < n; p++) {
+        int farthest = p + run[p];
+        here[p] = run[p] > 0 && last[farthest] > p;
+      }
+      restMatches = here;
+    }
+    int position = literalPrefix.length();
+    if (!restMatches[position]) {
       return Optional.empty();
     }
     Map<String, String> values = new LinkedHashMap<>();
-    for (int i = 0; i < placeholders.size(); i++) {
-      values.put(placeholders.get(i), key.substring(matcher.start(i + 1), matcher.end(i + 1)));
+    for (int j = 0; j < k; j++) {
+      int end = lastEnd[j][position + run[position]];
+      values.put(placeholders.get(j), key.substring(position, end));
+      position = end + literals.get(j + 1).length();
     }
     return Optional.of(values);
+  }
+
+  private static boolean isValueChar(char c) {
+    return c != ':' && c != '/' && c != '{' && c != '}';
   }
 
   /** The placeholder names, in the order they appear. */
@@ -278,71 +314,11 @@ public final class TemplatePattern {
     }
 
     TemplatePattern compile(String text) {
-      StringBuilder regex = new StringBuilder();
       int literalLength = 0;
-      for (int i = 0; i < literals.size(); i++) {
-        String literal = literals.get(i);
+      for (String literal : literals) {
         literalLength += literal.codePointCount(0, literal.length());
-        if (!literal.isEmpty()) {
-          regex.append(Pattern.quote(literal));
-        }
-        if (i < placeholders.size()) {
-          regex.append(VALUE);
-        }
       }
-      return new TemplatePattern(
-          text,
-          List.copyOf(placeholders),
-          literals.get(0),
-          literals.get(literals.size() - 1),
-          literalLength,
-          Pattern.compile(regex.toString()));
-    }
-  }
-
-  /**
-   * The key as the regex reads it, counting reads and giving up when the budget is spent; see
-   * {@link #READS_PER_KEY_CHAR}.
-   */
-  private static final class BoundedText implements CharSequence {
-    private final String text;
-    private long budget;
-
-    BoundedText(String text, long budget) {
-      this.text = text;
-      this.budget = budget;
-    }
-
-    @Override
-    public char charAt(int index) {
-      if (--budget < 0) {
-        throw new BudgetExceeded();
-      }
-      return text.charAt(index);
-    }
-
-    @Override
-    public int length() {
-      return text.length();
-    }
-
-    @Override
-    public CharSequence subSequence(int start, int end) {
-      return text.substring(start, end);
-    }
-
-    @Override
-    public String toString() {
-      return text;
-    }
-
-    /** Thrown through the regex engine to abandon a match; no stack trace, it is not an error. */
-    static final class BudgetExceeded extends RuntimeException {
-      private static final long serialVersionUID = 1L;
-
-      BudgetExceeded() {
-        super("match budget exceeded", null, false, false);
-      }
+      return new TemplatePattern(text, List.copyOf(placeholders), List.copyOf(literals), literalLength);
     }
   }
 }

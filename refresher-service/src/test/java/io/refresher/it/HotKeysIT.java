@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
+import io.refresher.client.RefresherClient;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.testing.AccessReporter;
 import io.refresher.testing.TestApp;
@@ -37,7 +38,10 @@ class HotKeysIT {
   private static final TestApp APP =
       TestApp.create(
           "hot_keys",
-          List.of(),
+          List.of(
+              "CREATE TABLE test_product (id bigint primary key, name text, price numeric, category text, tags text[])",
+              "INSERT INTO test_product VALUES (7, 'Phone Pro', 1099.00, 'phones', ARRAY['5g']),"
+                  + " (8, 'Phone Mini', 699.00, 'phones', ARRAY['compact'])"),
           "refresh.staleGrace", "0s",
           "refresh.jitter", "0",
           "access.halfLife", "1s",
@@ -168,6 +172,46 @@ class HotKeysIT {
         .until(() -> APP.get(key) != null);
     assertThat(APP.meta(key)).containsEntry("epoch", Long.toString(APP.parts().epochGuard().currentEpoch()));
     APP.deleteKey(key, true).close();
+  }
+
+  @Test
+  void templateKey_readThroughTheClientLibrary_becomesHotAndIsRefreshedFromTheTemplateSource() {
+    try (Response response =
+        APP.putTemplate("products", "{\"pattern\":\"product:{id}\",\"source\":\"product-by-id\",\"ttl\":\"PT2S\"}")) {
+      assertThat(response.getStatus()).isEqualTo(201);
+    }
+    long executions = APP.database().executionsOf("FROM test_product WHERE id");
+    assertThat(APP.get("product:7")).as("nothing computed before reads").isNull();
+
+    try (RefresherClient client =
+        RefresherClient.builder(APP.reader()).flushInterval(Duration.ofMillis(100)).build()) {
+      await("reads alone make product:7 hot, and it is computed from the template's source")
+          .atMost(Duration.ofSeconds(20))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> client.get("product:7") != null);
+      assertThat(client.get("product:7")).isEqualTo("{\"id\":7,\"name\":\"Phone Pro\",\"price\":1099.00,\"tags\":[\"5g\"]}");
+
+      JsonNode view = json(APP.getKey("product:7"));
+      assertThat(view.get("template").asText()).isEqualTo("products");
+      assertThat(view.get("source").asText()).isEqualTo("product-by-id");
+      assertThat(view.at("/params/id").asLong()).isEqualTo(7);
+      assertThat(view.get("policy").asText()).isEqualTo("hot");
+      assertThat(view.at("/status/refreshing").asBoolean()).isTrue();
+      assertThat(view.at("/status/hot/rate").asDouble()).isGreaterThanOrEqualTo(5);
+
+      // Kept fresh while read: several refreshes, never absent, each from the source with id = 7.
+      String first = APP.meta("product:7").get("computedAt");
+      await("refreshed again while read")
+          .atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> {
+            assertThat(client.get("product:7")).as("never absent while hot").isNotNull();
+            return !first.equals(APP.meta("product:7").get("computedAt"));
+          });
+      assertThat(APP.database().executionsOf("FROM test_product WHERE id")).isGreaterThanOrEqualTo(executions + 2);
+      assertThat(APP.get("product:8")).as("a key of the family nobody reads is not computed").isNull();
+      assertThat(client.stats().access().dropped()).isZero();
+    }
   }
 
   private static void register(String key) {
