@@ -254,7 +254,7 @@ final class Demo {
           asideRead - lastAsideReads,
           asideMisses.get() - lastAsideMisses,
           asideQuery - lastAsideQueries);
-      if (second % switchAt == 0) {
+      if (second % switchAt == 0 && (options.seconds() == 0 || second < options.seconds())) {
         boolean toLater = readKeys.containsAll(FIRST_PRODUCTS);
         readKeys = concat(toLater ? LATER_PRODUCTS : FIRST_PRODUCTS, CATEGORIES);
         out.printf(

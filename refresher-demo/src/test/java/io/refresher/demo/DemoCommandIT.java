@@ -25,7 +25,7 @@ class DemoCommandIT {
   private static final Pattern SOURCE = Pattern.compile("The database ran (\\d+) source queries");
 
   /**
-   * 36 s: readers read products 1-4 (never registered: a template covers them) for 18 s, then
+   * 40 s: readers read products 1-4 (never registered: a template covers them) for 20 s, then
    * products 5-8. Each set becomes hot from reads alone; the first set is demoted and expires.
    */
   @Test
@@ -41,7 +41,7 @@ class DemoCommandIT {
                 jar.toString(),
                 "demo",
                 "--seconds",
-                "36",
+                "40",
                 "--rate",
                 "1000")
             .redirectErrorStream(true)

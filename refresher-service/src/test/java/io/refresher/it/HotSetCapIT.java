@@ -87,6 +87,26 @@ class HotSetCapIT {
         .until(() -> refreshing("cap:1") && !refreshing("cap:4"));
   }
 
+  @Test
+  void hotList_needsTheToken_andALimitBetween1And1000() {
+    try (Response response = APP.api("/v1/hot").request().get()) {
+      assertThat(response.getStatus()).isEqualTo(401);
+    }
+    for (String limit : List.of("0", "1001", "x")) {
+      try (Response response = APP.authorized(APP.api("/v1/hot").queryParam("limit", limit)).get()) {
+        assertThat(response.getStatus()).as("limit=%s", limit).isEqualTo(422);
+        JsonNode error = JSON.readTree(response.readEntity(String.class));
+        assertThat(error.at("/errors/0/field").asText()).isEqualTo("limit");
+        assertThat(error.at("/errors/0/rule").asText()).isEqualTo("must be a whole number between 1 and 1000");
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    JsonNode body = json(APP.hot(1));
+    assertThat(body.get("hotThreshold").asDouble()).isEqualTo(5.0);
+    assertThat(body.get("items").size()).isLessThanOrEqualTo(1);
+  }
+
   private static long leftOutNow() {
     return ((Number) EXTENSION.getEnvironment().metrics().getGauges().get("refresher.hot.left-out-now").getValue())
         .longValue();

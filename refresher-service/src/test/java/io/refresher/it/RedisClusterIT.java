@@ -10,6 +10,7 @@ import io.refresher.client.protocol.CacheKeys;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.embedded.EmbeddedRedisCluster;
 import io.refresher.testing.RealServers;
+import io.refresher.client.RefresherClient;
 import io.refresher.testing.TestApp;
 import io.refresher.testing.TestRedis;
 import jakarta.ws.rs.core.Response;
@@ -37,7 +38,15 @@ class RedisClusterIT {
 
   private static final EmbeddedRedisCluster CLUSTER = startCluster();
   private static final TestApp APP =
-      TestApp.on("redis_cluster", RealServers.newDatabase("redis_cluster"), clusterRedis(), "redis.mode", "cluster");
+      TestApp.on(
+          "redis_cluster",
+          RealServers.newDatabase("redis_cluster"),
+          clusterRedis(),
+          "redis.mode", "cluster",
+          "access.halfLife", "1s",
+          "access.hotThreshold", "5",
+          "access.sampleInterval", "250ms",
+          "access.settle", "300ms");
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
   private static EmbeddedRedisCluster startCluster() {
@@ -114,6 +123,42 @@ class RedisClusterIT {
     }
     assertThat(APP.get("a{}b")).isNull();
     assertThat(APP.meta("a{}b")).isEmpty();
+    assertThat(APP.parts().dispatcher().consecutiveTickFailures()).isZero();
+  }
+
+  /**
+   * Access counting on a cluster: the client library's buckets spread over the shards' slots, the
+   * sampler's pipelined reads span nodes, and popularity and the hot set (one slot) are updated by
+   * their scripts; template keys in many slots become hot from reads alone.
+   */
+  @Test
+  void templateKeysReadThroughTheClient_becomeHotOnACluster() {
+    APP.database().execute(
+        "CREATE TABLE IF NOT EXISTS test_switch (id bigint primary key, ok int)",
+        "INSERT INTO test_switch SELECT g, 1 FROM generate_series(1, 12) g ON CONFLICT DO NOTHING");
+    try (Response response =
+        APP.putTemplate("switches", "{\"pattern\":\"switch:{id}\",\"source\":\"switchable\",\"ttl\":\"PT2S\"}")) {
+      assertThat(response.getStatus()).isEqualTo(201);
+    }
+    List<String> keys = new ArrayList<>();
+    for (int i = 1; i <= 12; i++) {
+      keys.add("switch:" + i);
+    }
+    assertThat(keys.stream().map(CacheKeys::slot).distinct().count()).as("slots spread").isGreaterThan(8);
+
+    try (RefresherClient client =
+        RefresherClient.builder(APP.reader()).flushInterval(Duration.ofMillis(100)).build()) {
+      await("every template key becomes hot and is computed")
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> keys.stream().filter(key -> client.get(key) != null).count() == keys.size());
+    }
+    for (String key : keys) {
+      assertThat(APP.get(key)).as(key).startsWith("switchable-");
+    }
+    await("all of them in the hot set")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> keys.stream().allMatch(key -> APP.parts().hotSet().isHot(key)));
     assertThat(APP.parts().dispatcher().consecutiveTickFailures()).isZero();
   }
 }
