@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
 public final class HotKeyTracker {
 
   private static final Logger LOG = LoggerFactory.getLogger(HotKeyTracker.class);
-  private static final int PAGE = 1000;
+  private static final int PAGE = 10_000;
   private static final int FULL_RESOLVE_EVERY = 30;
   /** Keys read below 1% of the threshold are forgotten. */
   private static final double FORGET_FRACTION = 0.01;
@@ -203,10 +203,17 @@ public final class HotKeyTracker {
 
     List<String> promoted = new ArrayList<>();
     Map<String, Long> lastHot = new HashMap<>();
+    // A hot key's last-hot time is rewritten only once it is a quarter of coldAfter old: a hot set
+    // of 100k keys then costs no write per sampling, and a key still leaves 0.75-1x coldAfter after
+    // it cooled down.
+    long refreshBefore = now - settings.coldAfter().toMillis() / 4;
     for (String key : selected.keySet()) {
-      lastHot.put(key, now);
-      if (!previous.containsKey(key)) {
+      Long seen = previous.get(key);
+      if (seen == null) {
         promoted.add(key);
+        lastHot.put(key, now);
+      } else if (seen <= refreshBefore) {
+        lastHot.put(key, now);
       }
     }
     List<String> demoted = new ArrayList<>();
