@@ -19,7 +19,7 @@ import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
 /**
- * The example of {@code docs/client.md} runs, and the document shows it as it is: the example
+ * The example of {@code docs/client.md} and the README runs, and both show it as it is: the example
  * lives in its own package, so it can only use the public API, as an application would.
  */
 class ClientExampleIT {
@@ -66,6 +66,7 @@ class ClientExampleIT {
     String example = source.substring(source.indexOf("import "));
 
     assertThat(Files.readString(Path.of("../docs/client.md"))).contains(example);
+    assertThat(Files.readString(Path.of("../README.md"))).contains(example);
   }
 
   private static Map<String, Long> accessCounts() {
