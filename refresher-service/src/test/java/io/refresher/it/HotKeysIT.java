@@ -23,9 +23,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Hot keys end to end on real Redis and PostgreSQL: reads reported through the access-counting
- * protocol (plain HINCRBY, as any reader could) make a key hot and keep it present across refresh
- * cycles; a key no longer read is demoted and expires; popularity outlives a Redis data loss
- * through PostgreSQL.
+ * protocol (pipelined HINCRBY and EXPIRE in raw RESP on a socket, as a reader in any language
+ * could; or the Java client library) make a key hot and keep it present across refresh cycles; a
+ * key no longer read is demoted and expires; a template key becomes hot from reads alone;
+ * popularity outlives a Redis data loss through PostgreSQL.
  *
  * <p>Fast settings: rates halve every second, a key is hot at 5 reads/s and cold 2 s after it
  * falls below that; no stale grace and no jitter, so only on-time refreshes keep a key present.
@@ -63,7 +64,7 @@ class HotKeysIT {
 
   private AccessReporter reads() {
     if (reads == null) {
-      reads = new AccessReporter(APP.reader());
+      reads = new AccessReporter(APP.redis());
     }
     return reads;
   }

@@ -51,7 +51,7 @@ class HotSetCapIT {
 
   @Test
   void capReached_hottestKeysKept_restLeftOutAndCounted() {
-    reads = new AccessReporter(APP.reader());
+    reads = new AccessReporter(APP.redis());
     for (int i = 1; i <= 6; i++) {
       try (Response response =
           APP.putKey("cap:" + i, "{\"source\":\"counted\",\"params\":{},\"ttl\":\"PT10S\"}")) {
