@@ -1,0 +1,595 @@
+package io.refresher.access;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+import static org.assertj.core.api.Assertions.withinPercentage;
+
+import io.refresher.refresh.DueIndex;
+import io.refresher.registry.RefreshPolicy;
+import io.refresher.registry.Registration;
+import io.refresher.registry.RegistrationLookup;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+
+class HotKeyTrackerTest {
+
+  private static final Instant START = Instant.parse("2024-05-01T12:00:00Z");
+  private static final long START_MS = START.toEpochMilli();
+  private static final Duration HALF_LIFE = Duration.ofSeconds(10);
+  private static final double THRESHOLD = 10;
+  private static final Duration COLD_AFTER = Duration.ofSeconds(60);
+  private static final Duration SETTLE = Duration.ofSeconds(2);
+  private static final Duration SAMPLE = Duration.ofSeconds(1);
+  /** Reads per second far above the threshold: one second of them alone is a rate of about 60. */
+  private static final long BUSY = 1000;
+  /** No scenario here needs longer than this to play out. */
+  private static final int MAX_SECONDS = 600;
+
+  private final MutableClock clock = new MutableClock(START);
+  private final FakeAccessCounts counts = new FakeAccessCounts();
+  private final InMemoryPopularityStore popularity = new InMemoryPopularityStore();
+  private final InMemoryHotSetStore hot = new InMemoryHotSetStore();
+  private final FakeLookup lookup = new FakeLookup();
+  private final RecordingDueIndex due = new RecordingDueIndex();
+  private final List<HotSetReport> reports = new ArrayList<>();
+  private HotKeyTracker tracker = trackerWithCap(100);
+
+  private HotKeyTracker trackerWithCap(int maxHotKeys) {
+    AccessSettings settings =
+        new AccessSettings(HALF_LIFE, THRESHOLD, COLD_AFTER, maxHotKeys, SETTLE, SAMPLE, 10_000, 100);
+    return new HotKeyTracker(counts, popularity, hot, lookup, due, settings, reports::add, clock);
+  }
+
+  // --- promotion ---
+
+  @Test
+  void tick_coveredKeyWellAboveThreshold_isPromoted() {
+    lookup.register("a", RefreshPolicy.HOT);
+    readDuringLastSeconds(3, Map.of("a", BUSY));
+
+    HotSetReport report = tracker.tick();
+
+    assertThat(rate("a")).isGreaterThan(10 * THRESHOLD);
+    assertThat(report.promoted()).containsExactly("a");
+    assertThat(report.hotSize()).isEqualTo(1);
+    assertThat(due.addMissingCalls).containsExactly(new AddMissing(List.of("a"), START_MS));
+    assertThat(hot.all()).containsExactly(entry("a", START_MS));
+    assertThat(reports).containsExactly(report);
+  }
+
+  @Test
+  void tick_keyStaysHot_isPromotedOnlyOnce() {
+    lookup.register("a", RefreshPolicy.HOT);
+    liveUntil(report -> report.promoted().contains("a"), Map.of("a", BUSY));
+    int promotingTicks = reports.size();
+
+    liveFor(10, Map.of("a", BUSY));
+
+    assertThat(reports.subList(promotingTicks, reports.size())).allSatisfy(report -> {
+      assertThat(report.promoted()).isEmpty();
+      assertThat(report.hotSize()).isEqualTo(1);
+    });
+    assertThat(due.addMissingCalls).hasSize(1);
+    assertThat(hot.keys()).containsExactly("a");
+  }
+
+  @Test
+  void tick_keyStaysHot_rewritesLastHotAtOnlyOnceAQuarterOfColdAfterOld() {
+    lookup.register("a", RefreshPolicy.HOT);
+    Map<String, Long> reads = Map.of("a", BUSY);
+    liveUntil(report -> report.promoted().contains("a"), reads);
+    long promotedAt = clock.millis();
+    long quarter = COLD_AFTER.toMillis() / 4;
+
+    while (clock.millis() + SAMPLE.toMillis() < promotedAt + quarter) {
+      live(reads);
+
+      assertThat(hot.lastHotAt("a")).as("at +%d ms", clock.millis() - promotedAt).isEqualTo(promotedAt);
+    }
+    live(reads);
+
+    assertThat(clock.millis()).isEqualTo(promotedAt + quarter);
+    assertThat(hot.lastHotAt("a")).isEqualTo(clock.millis());
+  }
+
+  @Test
+  void tick_coveredKeyBelowThreshold_isNotHot() {
+    lookup.register("a", RefreshPolicy.HOT);
+
+    liveFor(60, Map.of("a", 5L));
+
+    assertThat(rate("a")).isPositive().isLessThan(THRESHOLD);
+    assertThat(reports).allSatisfy(report -> assertThat(report.promoted()).isEmpty());
+    assertThat(hot.keys()).isEmpty();
+    assertThat(due.addMissingCalls).isEmpty();
+  }
+
+  // --- unresolved keys ---
+
+  @Test
+  void tick_keyAboveThresholdNotCovered_isUnresolvedAndLookedUpAgainOnlyAfter10s() {
+    Map<String, Long> reads = Map.of("stranger", BUSY);
+    HotSetReport first = liveUntil(report -> report.unresolved() > 0, reads);
+    long firstSeenAt = clock.millis();
+
+    assertThat(first.unresolved()).isEqualTo(1);
+    assertThat(lookup.callsFor("stranger")).isEqualTo(1);
+
+    for (int second = 1; second < 10; second++) {
+      HotSetReport report = live(reads);
+
+      assertThat(report.unresolved()).as("unresolved %d s after", second).isEqualTo(1);
+      assertThat(lookup.callsFor("stranger")).as("lookups %d s after", second).isEqualTo(1);
+    }
+
+    HotSetReport recheck = live(reads);
+
+    assertThat(clock.millis()).isEqualTo(firstSeenAt + 10_000);
+    assertThat(lookup.callsFor("stranger")).isEqualTo(2);
+    assertThat(recheck.unresolved()).isEqualTo(1);
+    assertThat(reports).allSatisfy(report -> assertThat(report.promoted()).isEmpty());
+    assertThat(hot.keys()).isEmpty();
+    assertThat(due.addMissingCalls).isEmpty();
+  }
+
+  @Test
+  void forgetUnresolved_keyCoveredSince_isPromotedAtNextTick() {
+    Map<String, Long> reads = Map.of("late", BUSY);
+    liveUntil(report -> report.unresolved() > 0, reads);
+    lookup.register("late", RefreshPolicy.HOT);
+
+    tracker.forgetUnresolved();
+    HotSetReport report = live(reads);
+
+    assertThat(report.promoted()).containsExactly("late");
+    assertThat(report.unresolved()).isZero();
+    assertThat(hot.keys()).containsExactly("late");
+  }
+
+  // --- the cap ---
+
+  @Test
+  void tick_moreHotKeysThanCap_keepsTheHottest_andSwapsInANewHottest() {
+    tracker = trackerWithCap(3);
+    Map<String, Long> reads =
+        Map.of("k1", 6000L, "k2", 5000L, "k3", 4000L, "k4", 3000L, "k5", 2000L, "k6", 1000L);
+    reads.keySet().forEach(key -> lookup.register(key, RefreshPolicy.HOT));
+
+    HotSetReport capped = liveFor(5, reads);
+
+    assertThat(hot.keys()).containsExactlyInAnyOrder("k1", "k2", "k3");
+    assertThat(capped.hotSize()).isEqualTo(3);
+    assertThat(capped.leftOutByCap()).isEqualTo(3);
+    assertThat(due.added()).containsExactlyInAnyOrder("k1", "k2", "k3");
+
+    Map<String, Long> k6Hottest = new HashMap<>(reads);
+    k6Hottest.put("k6", 100_000L);
+    HotSetReport swap = liveUntil(report -> report.promoted().contains("k6"), k6Hottest);
+
+    assertThat(swap.promoted()).containsExactly("k6");
+    assertThat(swap.demoted()).containsExactly("k3");
+    assertThat(swap.leftOutByCap()).isEqualTo(3);
+    assertThat(hot.keys()).containsExactlyInAnyOrder("k1", "k2", "k6");
+    assertThat(due.removed).containsExactly("k3");
+    assertThat(due.added()).doesNotContain("k4", "k5");
+  }
+
+  @Test
+  void tick_coolingKey_isKeptOnlyWhileTheCapLeavesRoom() {
+    tracker = trackerWithCap(2);
+    List.of("old", "n1", "n2").forEach(key -> lookup.register(key, RefreshPolicy.HOT));
+    liveUntil(report -> report.promoted().contains("old"), Map.of("old", BUSY));
+    liveUntil(report -> rate("old") < THRESHOLD, Map.of());
+    long fellBelowAt = clock.millis();
+    assertThat(hot.keys()).as("cooling").containsExactly("old");
+
+    HotSetReport oneNew = liveUntil(report -> report.promoted().contains("n1"), Map.of("n1", BUSY));
+
+    assertThat(oneNew.demoted()).isEmpty();
+    assertThat(hot.keys()).containsExactlyInAnyOrder("old", "n1");
+
+    HotSetReport twoNew =
+        liveUntil(report -> report.promoted().contains("n2"), Map.of("n1", BUSY, "n2", BUSY));
+
+    assertThat(twoNew.demoted()).containsExactly("old");
+    assertThat(hot.keys()).containsExactlyInAnyOrder("n1", "n2");
+    assertThat(due.removed).containsExactly("old");
+    // pushed out, not aged out: coldAfter had not nearly passed
+    assertThat(clock.millis() - fellBelowAt).isLessThan(COLD_AFTER.toMillis() / 2);
+  }
+
+  // --- cool-down and demotion ---
+
+  @Test
+  void tick_hotKeyStopsBeingRead_staysForColdAfterThenIsDemoted() {
+    lookup.register("a", RefreshPolicy.HOT);
+    liveFor(5, Map.of("a", BUSY));
+    assertThat(hot.keys()).containsExactly("a");
+
+    Cooling cooling = coolDown("a");
+
+    // last-hot times are rewritten only once a quarter of coldAfter old: 0.75-1x coldAfter
+    assertThat(cooling.demotedAtMillis() - cooling.fellBelowAtMillis())
+        .isBetween(COLD_AFTER.toMillis() * 3 / 4, COLD_AFTER.toMillis());
+    assertThat(cooling.demotion().demoted()).containsExactly("a");
+    assertThat(cooling.demotion().hotSize()).isZero();
+    assertThat(hot.keys()).isEmpty();
+    assertThat(due.removed).containsExactly("a");
+  }
+
+  @Test
+  void tick_demotedKeyWithPolicyAlways_leavesHotSetButStaysInDueIndex() {
+    lookup.register("pinned", RefreshPolicy.ALWAYS);
+    lookup.register("plain", RefreshPolicy.HOT);
+    liveFor(5, Map.of("pinned", BUSY, "plain", BUSY));
+    assertThat(hot.keys()).containsExactlyInAnyOrder("pinned", "plain");
+
+    Cooling cooling = coolDown("pinned");
+
+    assertThat(cooling.demotion().demoted()).containsExactlyInAnyOrder("pinned", "plain");
+    assertThat(hot.keys()).isEmpty();
+    assertThat(due.removed).containsExactly("plain");
+  }
+
+  @Test
+  void tick_keyRegisteredWithoutReads_isDemotedAfterColdAfter() {
+    lookup.register("fresh", RefreshPolicy.HOT);
+    long registeredAt = clock.millis();
+    hot.put("fresh", registeredAt);
+
+    HotSetReport demotion = liveUntil(report -> report.demoted().contains("fresh"), Map.of());
+
+    assertThat(clock.millis() - registeredAt)
+        .isGreaterThan(COLD_AFTER.toMillis())
+        .isLessThanOrEqualTo(COLD_AFTER.plus(SAMPLE).toMillis());
+    assertThat(demotion.demoted()).containsExactly("fresh");
+    assertThat(hot.keys()).isEmpty();
+    assertThat(due.removed).containsExactly("fresh");
+  }
+
+  @Test
+  void tick_hotKeyWhoseRegistrationWasDeleted_isDemotedAtTheNextFullCheck() {
+    lookup.register("a", RefreshPolicy.HOT);
+    Map<String, Long> reads = Map.of("a", BUSY);
+    liveFor(5, reads);
+    assertThat(hot.keys()).containsExactly("a");
+
+    lookup.unregister("a");
+    HotSetReport demotion = liveUntil(report -> report.demoted().contains("a"), reads);
+
+    // the hot set's registrations are checked again every 30 ticks; the first tick was one
+    assertThat(reports).hasSize(31);
+    assertThat(demotion.unresolved()).isEqualTo(1);
+    assertThat(hot.keys()).isEmpty();
+    assertThat(due.removed).containsExactly("a");
+  }
+
+  // --- consuming the counters ---
+
+  @Test
+  void tick_firstTick_consumesTheLastMinuteOfCompleteSeconds() {
+    long last = lastCompleteSecond();
+    counts.add(last, Map.of("a", 3L, "b", 4L));
+    counts.add(last - 59, Map.of("a", 5L));
+    counts.add(last - 60, Map.of("a", 100L));
+
+    HotSetReport report = tracker.tick();
+
+    assertThat(popularity.state()).contains(new PopularityStore.State(START_MS, last));
+    assertThat(report.secondsConsumed()).isEqualTo(60);
+    assertThat(report.readsCounted()).isEqualTo(12);
+    assertThat(counts.deletedSeconds).containsExactlyElementsOf(secondsBetween(last - 59, last));
+    assertThat(counts.readSeconds).doesNotContain(last - 60);
+    assertThat(popularity.score("a")).isPositive();
+    assertThat(popularity.score("b")).isPositive();
+  }
+
+  @Test
+  void tick_secondNotYetSettled_isConsumedOnlyOnceSettleHasPassed() {
+    tracker.tick();
+    long second = lastCompleteSecond() + 1;
+    counts.add(second, Map.of("a", 9L));
+    long settledAt = (second + 1) * 1000 + SETTLE.toMillis();
+
+    clock.setMillis(settledAt - 1);
+    HotSetReport early = tracker.tick();
+
+    assertThat(early.secondsConsumed()).isZero();
+    assertThat(early.readsCounted()).isZero();
+    assertThat(counts.readSeconds).doesNotContain(second);
+    assertThat(counts.deletedSeconds).doesNotContain(second);
+
+    clock.setMillis(settledAt);
+    HotSetReport settled = tracker.tick();
+
+    assertThat(settled.secondsConsumed()).isEqualTo(1);
+    assertThat(settled.readsCounted()).isEqualTo(9);
+    assertThat(counts.deletedSeconds).endsWith(second);
+    assertThat(popularity.state().orElseThrow().cursorSecond()).isEqualTo(second);
+  }
+
+  @Test
+  void tick_consumedSecond_isNeverConsumedAgain() {
+    long last = lastCompleteSecond();
+    counts.add(last, Map.of("a", 7L));
+    HotSetReport first = tracker.tick();
+    double scoreAfterFirst = popularity.score("a");
+
+    HotSetReport sameInstant = tracker.tick();
+    counts.add(last, Map.of("a", 7L)); // a late flush into a consumed second
+    clock.advance(SAMPLE);
+    HotSetReport next = tracker.tick();
+
+    assertThat(first.readsCounted()).isEqualTo(7);
+    assertThat(sameInstant.secondsConsumed()).isZero();
+    assertThat(sameInstant.readsCounted()).isZero();
+    assertThat(next.secondsConsumed()).isEqualTo(1);
+    assertThat(next.readsCounted()).isZero();
+    assertThat(counts.readSeconds).doesNotHaveDuplicates().contains(last, last + 1);
+    assertThat(counts.deletedSeconds).doesNotHaveDuplicates();
+    assertThat(popularity.state().orElseThrow().cursorSecond()).isEqualTo(last + 1);
+    assertThat(popularity.score("a")).isEqualTo(scoreAfterFirst);
+  }
+
+  @Test
+  void tick_afterLongPause_readsOnlyTheLastMinute() {
+    tracker.tick();
+    clock.advance(Duration.ofMinutes(5));
+    long last = lastCompleteSecond();
+    counts.add(last - 60, Map.of("a", 100L)); // expired in Redis by now
+    counts.add(last - 59, Map.of("a", 2L));
+    int readBefore = counts.readSeconds.size();
+
+    HotSetReport report = tracker.tick();
+
+    assertThat(report.secondsConsumed()).isEqualTo(60);
+    assertThat(report.readsCounted()).isEqualTo(2);
+    assertThat(counts.readSeconds.subList(readBefore, counts.readSeconds.size()))
+        .containsExactlyElementsOf(secondsBetween(last - 59, last));
+    assertThat(popularity.state().orElseThrow().cursorSecond()).isEqualTo(last);
+  }
+
+  // --- landmark ---
+
+  @Test
+  void tick_landmarkManyHalfLivesOld_rescalesWithoutChangingRatesOrHotSet() {
+    long landmark = START_MS - 50 * HALF_LIFE.toMillis();
+    popularity.setState(new PopularityStore.State(landmark, lastCompleteSecond()));
+    popularity.put("a", tracker.decay().score(100, START_MS, landmark));
+    lookup.register("a", RefreshPolicy.HOT);
+    hot.put("a", START_MS);
+
+    HotSetReport report = tracker.tick();
+
+    assertThat(popularity.state().orElseThrow().landmarkMillis()).isEqualTo(START_MS);
+    assertThat(rate("a")).isCloseTo(100, withinPercentage(1e-7));
+    assertThat(report.demoted()).isEmpty();
+    assertThat(report.hotSize()).isEqualTo(1);
+    assertThat(hot.keys()).containsExactly("a");
+  }
+
+  // --- scenario helpers ---
+
+  /** The newest second the tracker may consume at the clock's time. */
+  private long lastCompleteSecond() {
+    return Math.floorDiv(clock.millis() - SETTLE.toMillis(), 1000L) - 1;
+  }
+
+  /** Counts these reads in each of the {@code seconds} newest complete seconds. */
+  private void readDuringLastSeconds(int seconds, Map<String, Long> reads) {
+    long last = lastCompleteSecond();
+    for (long second = last - seconds + 1; second <= last; second++) {
+      counts.add(second, reads);
+    }
+  }
+
+  /** One sampling interval: the keys are read during the current second, then the clock moves on and the tracker samples. */
+  private HotSetReport live(Map<String, Long> reads) {
+    counts.add(Math.floorDiv(clock.millis(), 1000L), reads);
+    clock.advance(SAMPLE);
+    return tracker.tick();
+  }
+
+  private HotSetReport liveFor(int seconds, Map<String, Long> reads) {
+    HotSetReport report = null;
+    for (int second = 0; second < seconds; second++) {
+      report = live(reads);
+    }
+    return report;
+  }
+
+  private HotSetReport liveUntil(Predicate<HotSetReport> done, Map<String, Long> reads) {
+    for (int second = 0; second < MAX_SECONDS; second++) {
+      HotSetReport report = live(reads);
+      if (done.test(report)) {
+        return report;
+      }
+    }
+    throw new AssertionError("not reached within " + MAX_SECONDS + " s");
+  }
+
+  /** The key's rate as the tracker sees it now. */
+  private double rate(String key) {
+    long landmark = popularity.state().orElseThrow().landmarkMillis();
+    return tracker.decay().rate(popularity.score(key), clock.millis(), landmark);
+  }
+
+  private record Cooling(long fellBelowAtMillis, long demotedAtMillis, HotSetReport demotion) {}
+
+  /**
+   * Lives without reads until the key is demoted; checks at every tick that it is not demoted while
+   * its last-hot time is younger than coldAfter.
+   */
+  private Cooling coolDown(String key) {
+    long fellBelowAt = -1;
+    for (int second = 0; second < MAX_SECONDS; second++) {
+      long lastHotAt = hot.lastHotAt(key);
+      HotSetReport report = live(Map.of());
+      long now = clock.millis();
+      if (fellBelowAt < 0 && rate(key) < THRESHOLD) {
+        fellBelowAt = now;
+      }
+      if (report.demoted().contains(key)) {
+        assertThat(now - lastHotAt).as("demoted this long after its last-hot time").isGreaterThanOrEqualTo(COLD_AFTER.toMillis());
+        assertThat(fellBelowAt).as("demoted while above the threshold").isPositive();
+        return new Cooling(fellBelowAt, now, report);
+      }
+      assertThat(hot.keys()).contains(key);
+    }
+    throw new AssertionError(key + " not demoted within " + MAX_SECONDS + " s");
+  }
+
+  private static List<Long> secondsBetween(long first, long last) {
+    return LongStream.rangeClosed(first, last).boxed().toList();
+  }
+
+  // --- fakes ---
+
+  /** Access counts per second; remembers which seconds were read and deleted, in order. */
+  static final class FakeAccessCounts implements AccessCounts {
+
+    private final Map<Long, Map<String, Long>> bySecond = new HashMap<>();
+    final List<Long> readSeconds = new ArrayList<>();
+    final List<Long> deletedSeconds = new ArrayList<>();
+
+    void add(long second, Map<String, Long> reads) {
+      Map<String, Long> counted = bySecond.computeIfAbsent(second, s -> new HashMap<>());
+      reads.forEach((key, count) -> counted.merge(key, count, Long::sum));
+    }
+
+    @Override
+    public Map<String, Long> read(long unixSecond) {
+      readSeconds.add(unixSecond);
+      return Map.copyOf(bySecond.getOrDefault(unixSecond, Map.of()));
+    }
+
+    @Override
+    public void delete(Collection<Long> unixSeconds) {
+      deletedSeconds.addAll(unixSeconds);
+      unixSeconds.forEach(bySecond::remove);
+    }
+  }
+
+  /** Hot keys with their last-hot times in a map. */
+  static final class InMemoryHotSetStore implements HotSetStore {
+
+    private final Map<String, Long> lastHotAt = new HashMap<>();
+
+    void put(String key, long atMillis) {
+      lastHotAt.put(key, atMillis);
+    }
+
+    long lastHotAt(String key) {
+      return lastHotAt.get(key);
+    }
+
+    Set<String> keys() {
+      return Set.copyOf(lastHotAt.keySet());
+    }
+
+    @Override
+    public Map<String, Long> all() {
+      return new HashMap<>(lastHotAt);
+    }
+
+    @Override
+    public void update(Map<String, Long> lastHotAtByKey, Collection<String> removed) {
+      lastHotAt.putAll(lastHotAtByKey);
+      removed.forEach(lastHotAt::remove);
+    }
+  }
+
+  /** Registrations in a map; remembers the keys of every lookup. */
+  static final class FakeLookup implements RegistrationLookup {
+
+    private final Map<String, Registration> registrations = new HashMap<>();
+    final List<Set<String>> calls = new ArrayList<>();
+
+    void register(String key, RefreshPolicy policy) {
+      registrations.put(key, Registration.of(key, "source", Map.of(), Duration.ofMinutes(5), START, START, policy));
+    }
+
+    void unregister(String key) {
+      registrations.remove(key);
+    }
+
+    long callsFor(String key) {
+      return calls.stream().filter(keys -> keys.contains(key)).count();
+    }
+
+    @Override
+    public Map<String, Registration> findAll(Collection<String> keys) {
+      calls.add(Set.copyOf(keys));
+      Map<String, Registration> found = new HashMap<>();
+      for (String key : keys) {
+        Registration registration = registrations.get(key);
+        if (registration != null) {
+          found.put(key, registration);
+        }
+      }
+      return found;
+    }
+  }
+
+  record AddMissing(List<String> keys, long atMillis) {}
+
+  /** Records what the tracker adds to and removes from the due index; supports nothing else. */
+  static final class RecordingDueIndex implements DueIndex {
+
+    final List<AddMissing> addMissingCalls = new ArrayList<>();
+    final List<String> removed = new ArrayList<>();
+
+    Set<String> added() {
+      Set<String> added = new HashSet<>();
+      addMissingCalls.forEach(call -> added.addAll(call.keys()));
+      return added;
+    }
+
+    @Override
+    public int addMissing(Collection<String> keys, long atMillis) {
+      addMissingCalls.add(new AddMissing(List.copyOf(keys), atMillis));
+      return keys.size();
+    }
+
+    @Override
+    public void remove(Collection<String> keys) {
+      removed.addAll(keys);
+    }
+
+    @Override
+    public List<DueKey> claim(long horizonMillis, int limit, long leaseUntilMillis) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void schedule(String key, long atMillis) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void reschedule(Map<String, Long> atMillisByKey) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public OptionalLong plannedAt(String key) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long size() {
+      throw new UnsupportedOperationException();
+    }
+  }
+}
