@@ -32,9 +32,10 @@ import org.slf4j.LoggerFactory;
  *   <li>Newly hot keys are promoted: added to the due index as due now.
  * </ol>
  *
- * <p>Cost per tick: one Redis batch per consumed second, a page query per 1,000 keys above the
- * threshold, and registry lookups only for keys that are not already hot (a full re-check of the
- * hot set every {@value #FULL_RESOLVE_EVERY} ticks catches deleted registrations and templates).
+ * <p>Cost per tick: one Redis batch per consumed second, a page query per 10,000 keys above the
+ * threshold, and registry lookups only for keys that are not already hot. Every {@value
+ * #FULL_RESOLVE_EVERY} ticks the whole hot set is looked up again (catching deleted registrations
+ * and templates) and re-added to the due index where missing.
  */
 public final class HotKeyTracker {
 
@@ -47,6 +48,12 @@ public final class HotKeyTracker {
   private static final int MAX_SECONDS_PER_TICK = AccessProtocol.BUCKET_TTL_SECONDS;
   private static final long CAP_LOG_EVERY_MILLIS = 60_000;
   private static final int UNRESOLVED_MEMORY = 100_000;
+  /**
+   * At the cap, a key displaces a hot one only when its rate is this much higher: two keys of about
+   * the same rate at the edge would otherwise swap places every sampling, each swap a promotion
+   * (an immediate refresh) and a demotion.
+   */
+  static final double CAP_HYSTERESIS = 0.10;
   private static final long UNRESOLVED_RECHECK_MILLIS = 10_000;
 
   private final AccessCounts counts;
@@ -160,6 +167,7 @@ public final class HotKeyTracker {
     Map<String, Registration> previousResolved = fullResolve ? lookup.findAll(previous.keySet()) : Map.of();
 
     LinkedHashMap<String, Double> selected = new LinkedHashMap<>();
+    List<PopularityStore.Scored> incumbentsLeftOut = new ArrayList<>();
     int leftOut = 0;
     int unresolved = 0;
     double minScore = decay.score(settings.hotThreshold(), now, landmark);
@@ -173,12 +181,16 @@ public final class HotKeyTracker {
           selected.put(scored.key(), decay.rate(scored.score(), now, landmark));
         } else {
           leftOut++;
+          if (previous.containsKey(scored.key())) {
+            incumbentsLeftOut.add(scored);
+          }
         }
       }
       if (page.size() < PAGE) {
         break;
       }
     }
+    keepIncumbentsAtTheCap(selected, incumbentsLeftOut, previous, now, landmark);
 
     // Keys that cooled down stay for coldAfter, hottest first, while the cap leaves room.
     long coldSince = now - settings.coldAfter().toMillis();
@@ -223,7 +235,16 @@ public final class HotKeyTracker {
       }
     }
     hot.update(lastHot, demoted);
-    if (!promoted.isEmpty()) {
+    if (fullResolve) {
+      // Self-healing: every hot key is in the due index. A hot-set write in flight while Redis lost
+      // its data can bring a key back into the hot set without its due entry; without this it would
+      // wait for the periodic sweep.
+      List<String> hotKeys = new ArrayList<>(selected.keySet());
+      hotKeys.addAll(kept);
+      if (!hotKeys.isEmpty()) {
+        due.addMissing(hotKeys, now);
+      }
+    } else if (!promoted.isEmpty()) {
       due.addMissing(promoted, now);
     }
     if (!demoted.isEmpty()) {
@@ -239,6 +260,42 @@ public final class HotKeyTracker {
         leftOut,
         unresolved,
         popularity.size());
+  }
+
+  /**
+   * Swaps the weakest newcomers back out for the hottest incumbents that the ranking pushed past
+   * the cap, as long as the newcomer is not {@link #CAP_HYSTERESIS} hotter. The set stays at the
+   * cap; the left-out count does not change.
+   */
+  private void keepIncumbentsAtTheCap(
+      LinkedHashMap<String, Double> selected,
+      List<PopularityStore.Scored> incumbentsLeftOut,
+      Map<String, Long> previous,
+      long now,
+      long landmark) {
+    if (incumbentsLeftOut.isEmpty()) {
+      return;
+    }
+    List<String> newcomers = new ArrayList<>();
+    for (String key : selected.keySet()) {
+      if (!previous.containsKey(key)) {
+        newcomers.add(key); // hottest first
+      }
+    }
+    int weakest = newcomers.size() - 1;
+    for (PopularityStore.Scored incumbent : incumbentsLeftOut) {
+      if (weakest < 0) {
+        break;
+      }
+      String newcomer = newcomers.get(weakest);
+      double incumbentRate = decay.rate(incumbent.score(), now, landmark);
+      if (selected.get(newcomer) >= incumbentRate * (1 + CAP_HYSTERESIS)) {
+        break;
+      }
+      selected.remove(newcomer);
+      selected.put(incumbent.key(), incumbentRate);
+      weakest--;
+    }
   }
 
   /** Demoted keys that leave the due index: all but those an operator pinned ({@code always}). */

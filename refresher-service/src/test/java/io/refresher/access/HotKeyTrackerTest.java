@@ -157,6 +157,24 @@ class HotKeyTrackerTest {
     assertThat(hot.keys()).containsExactly("late");
   }
 
+  // --- self-healing ---
+
+  @Test
+  void tick_hotKeyMissingFromTheDueIndex_isReAddedAtTheNextFullCheck() {
+    // As after a hot-set write that landed just after Redis lost its data: in the hot set, yet
+    // never promoted (so never added to the due index) in this tracker's eyes.
+    lookup.register("orphan", RefreshPolicy.HOT);
+    hot.put("orphan", START_MS);
+    live(Map.of("orphan", BUSY)); // the first tick is a full check
+    due.addMissingCalls.clear();
+
+    HotSetReport healed =
+        liveUntil(report -> due.added().contains("orphan"), Map.of("orphan", BUSY));
+
+    assertThat(healed.promoted()).as("not a promotion: it was hot all along").isEmpty();
+    assertThat(hot.keys()).containsExactly("orphan");
+  }
+
   // --- the cap ---
 
   @Test
@@ -183,6 +201,30 @@ class HotKeyTrackerTest {
     assertThat(hot.keys()).containsExactlyInAnyOrder("k1", "k2", "k6");
     assertThat(due.removed).containsExactly("k3");
     assertThat(due.added()).doesNotContain("k4", "k5");
+  }
+
+  @Test
+  void tick_atTheCap_aSlightlyHotterNewcomerDoesNotDisplaceAHotKey_aClearlyHotterOneDoes() {
+    tracker = trackerWithCap(1);
+    List.of("incumbent", "rival").forEach(key -> lookup.register(key, RefreshPolicy.HOT));
+    liveUntil(report -> report.promoted().contains("incumbent"), Map.of("incumbent", 1000L));
+
+    // 5% hotter: within the hysteresis, so no swap, sampling after sampling.
+    HotSetReport close = liveFor(60, Map.of("incumbent", 1000L, "rival", 1050L));
+
+    assertThat(rate("rival")).isGreaterThan(rate("incumbent"));
+    assertThat(hot.keys()).containsExactly("incumbent");
+    assertThat(close.leftOutByCap()).isEqualTo(1);
+    assertThat(due.added()).containsExactly("incumbent");
+    assertThat(due.removed).isEmpty();
+
+    // 50% hotter: it takes the place.
+    HotSetReport clear =
+        liveUntil(report -> report.promoted().contains("rival"), Map.of("incumbent", 1000L, "rival", 1500L));
+
+    assertThat(clear.demoted()).containsExactly("incumbent");
+    assertThat(hot.keys()).containsExactly("rival");
+    assertThat(rate("rival")).isGreaterThan(rate("incumbent") * (1 + HotKeyTracker.CAP_HYSTERESIS));
   }
 
   @Test

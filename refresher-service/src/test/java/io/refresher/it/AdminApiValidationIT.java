@@ -78,6 +78,16 @@ class AdminApiValidationIT {
   static Stream<Arguments> invalidBodies() {
     return Stream.of(
         Arguments.of("unknown source", "{\"source\":\"no-such-source\",\"params\":{},\"ttl\":\"PT5M\"}", 422, "source"),
+        Arguments.of(
+            "unknown policy",
+            "{\"source\":\"product-by-id\",\"params\":{\"id\":1},\"ttl\":\"PT5M\",\"policy\":\"sometimes\"}",
+            422,
+            "policy"),
+        Arguments.of(
+            "policy in capitals",
+            "{\"source\":\"product-by-id\",\"params\":{\"id\":1},\"ttl\":\"PT5M\",\"policy\":\"HOT\"}",
+            422,
+            "policy"),
         Arguments.of("missing source", "{\"params\":{\"id\":1},\"ttl\":\"PT5M\"}", 422, "source"),
         Arguments.of("blank source", "{\"source\":\" \",\"params\":{\"id\":1},\"ttl\":\"PT5M\"}", 422, "source"),
         Arguments.of("missing parameter", "{\"source\":\"product-by-id\",\"params\":{},\"ttl\":\"PT5M\"}", 422, "params.id"),

@@ -20,6 +20,7 @@ import java.util.Objects;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
 
 /**
  * Hot keys end to end on real Redis and PostgreSQL: reads reported through the access-counting
@@ -103,6 +104,13 @@ class HotKeysIT {
       Thread.sleep(20);
     }
 
+    LoggerFactory.getLogger(HotKeysIT.class)
+        .info(
+            "hot key over 6.5 s: {} polls, {} absent, {} values written, rate {} reads/s",
+            polls,
+            absent,
+            writes.size(),
+            status.at("/hot/rate").asDouble());
     assertThat(polls).isGreaterThan(100);
     assertThat(absent).as("polls that found the hot key absent").isZero();
     assertThat(writes.size()).as("distinct values over three cycles").isGreaterThanOrEqualTo(3);
@@ -167,10 +175,23 @@ class HotKeysIT {
     APP.redis().loseData();
 
     await("Redis data loss noticed").atMost(Duration.ofSeconds(10)).until(() -> APP.parts().epochGuard().currentEpoch() > epoch);
-    await("the popular key is hot again and refilled")
-        .atMost(Duration.ofSeconds(20))
-        .ignoreExceptions()
-        .until(() -> APP.get(key) != null);
+    try {
+      await("the popular key is hot again and refilled")
+          .atMost(Duration.ofSeconds(40))
+          .ignoreExceptions()
+          .until(() -> APP.get(key) != null);
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError(
+          "not refilled; popularity "
+              + APP.reader().getScoredSortedSet("refresher:popularity:{refresher-hot}", org.redisson.client.codec.StringCodec.INSTANCE).entryRange(0, -1)
+              + ", state "
+              + APP.reader().getMap("refresher:popularity:{refresher-hot}:state", org.redisson.client.codec.StringCodec.INSTANCE).readAllMap()
+              + ", hot set "
+              + APP.reader().getScoredSortedSet("refresher:hot:{refresher-hot}", org.redisson.client.codec.StringCodec.INSTANCE).entryRange(0, -1)
+              + ", saved "
+              + APP.database().queryLong("SELECT count(*) FROM refresher.refresher_popularity WHERE key = 'hot:survivor'"),
+          e);
+    }
     assertThat(APP.meta(key)).containsEntry("epoch", Long.toString(APP.parts().epochGuard().currentEpoch()));
     APP.deleteKey(key, true).close();
   }
