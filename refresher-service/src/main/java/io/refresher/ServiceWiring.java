@@ -205,7 +205,8 @@ public final class ServiceWiring {
     RefreshDispatcher dispatcher =
         new RefreshDispatcher(dueIndex, resolver, refresher, reschedules, dispatch, metrics, lag, clock);
     RefreshService refreshService =
-        new RefreshService(refresher, dueIndex, cacheStore, membership(hotSetStore), dispatch, clock);
+        new RefreshService(
+            refresher, dueIndex, cacheStore, membership(hotSetStore, accessSettings), dispatch, clock);
     Registry registry = new Registry(repository, validator, clock);
 
     QuartzManager quartz =
@@ -332,12 +333,17 @@ public final class ServiceWiring {
         templateCatalog);
   }
 
-  /** Admin-side hot-set changes: a new hot-policy key joins, a deleted key leaves. */
-  private static HotSetMembership membership(RedisHotSetStore store) {
+  /**
+   * Admin-side hot-set changes: a new hot-policy key joins, a deleted key leaves. A new key's grace
+   * starts when its first reads can have been counted (settle plus one sampling), so that even a
+   * short {@code coldAfter} does not demote it before its reads arrive.
+   */
+  private static HotSetMembership membership(RedisHotSetStore store, AccessSettings access) {
+    long countingDelay = access.settle().plus(access.sampleInterval()).toMillis() + 1000;
     return new HotSetMembership() {
       @Override
       public void admit(String key, long atMillis) {
-        store.update(Map.of(key, atMillis), List.of());
+        store.update(Map.of(key, atMillis + countingDelay), List.of());
       }
 
       @Override
