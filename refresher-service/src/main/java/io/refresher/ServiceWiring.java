@@ -11,6 +11,7 @@ import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
 import io.refresher.access.AccessSettings;
 import io.refresher.access.HotKeyTracker;
+import io.refresher.access.HotSetAdmission;
 import io.refresher.access.HotSetView;
 import io.refresher.access.PopularityKeeper;
 import io.refresher.api.AdminPrincipal;
@@ -45,7 +46,6 @@ import io.refresher.persistence.SchemaMigrator;
 import io.refresher.refresh.AdaptiveTtr;
 import io.refresher.refresh.DispatchSettings;
 import io.refresher.refresh.DueIndexReconciler;
-import io.refresher.refresh.HotSetMembership;
 import io.refresher.refresh.LagTracker;
 import io.refresher.refresh.RefreshDispatcher;
 import io.refresher.refresh.RefreshPlanner;
@@ -206,7 +206,7 @@ public final class ServiceWiring {
         new RefreshDispatcher(dueIndex, resolver, refresher, reschedules, dispatch, metrics, lag, clock);
     RefreshService refreshService =
         new RefreshService(
-            refresher, dueIndex, cacheStore, membership(hotSetStore, accessSettings), dispatch, clock);
+            refresher, dueIndex, cacheStore, new HotSetAdmission(hotSetStore, accessSettings), dispatch, clock);
     Registry registry = new Registry(repository, validator, clock);
 
     QuartzManager quartz =
@@ -331,26 +331,6 @@ public final class ServiceWiring {
         popularity,
         resolver,
         templateCatalog);
-  }
-
-  /**
-   * Admin-side hot-set changes: a new hot-policy key joins, a deleted key leaves. A new key's grace
-   * starts when its first reads can have been counted (settle plus one sampling), so that even a
-   * short {@code coldAfter} does not demote it before its reads arrive.
-   */
-  private static HotSetMembership membership(RedisHotSetStore store, AccessSettings access) {
-    long countingDelay = access.settle().plus(access.sampleInterval()).toMillis() + 1000;
-    return new HotSetMembership() {
-      @Override
-      public void admit(String key, long atMillis) {
-        store.update(Map.of(key, atMillis + countingDelay), List.of());
-      }
-
-      @Override
-      public void remove(String key) {
-        store.update(Map.of(), List.of(key));
-      }
-    };
   }
 
   private static final long TEMPLATE_RELOAD_MILLIS = 2000;
