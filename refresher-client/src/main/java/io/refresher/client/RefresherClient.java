@@ -83,8 +83,9 @@ public final class RefresherClient implements AutoCloseable {
   }
 
   /**
-   * A client that connects to {@code redis://host:port} (or {@code rediss://}, a single server)
-   * itself, and disconnects on {@link #close()}.
+   * A client that connects itself, and disconnects on {@link #close()}: to {@code
+   * redis://host:port} (or {@code rediss://}), or to a Redis Cluster given as comma-separated seed
+   * nodes ({@code redis://10.0.0.1:6379,redis://10.0.0.2:6379}).
    */
   public static Builder builder(String redisUrl) {
     return new Builder(null, Objects.requireNonNull(redisUrl, "redisUrl"));
@@ -441,7 +442,16 @@ public final class RefresherClient implements AutoCloseable {
       Config config = new Config();
       // Values are plain strings that any application can GET: never Redisson's default codec.
       config.setCodec(StringCodec.INSTANCE);
-      config.useSingleServer().setAddress(redisUrl);
+      String[] nodes = redisUrl.split(",");
+      if (nodes.length > 1) {
+        // Several addresses: seed nodes of a Redis Cluster, as the service's REFRESHER_REDIS_URL.
+        var cluster = config.useClusterServers();
+        for (String node : nodes) {
+          cluster.addNodeAddress(node.trim());
+        }
+      } else {
+        config.useSingleServer().setAddress(redisUrl.trim());
+      }
       return Redisson.create(config);
     }
 
