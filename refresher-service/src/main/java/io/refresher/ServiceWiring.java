@@ -56,6 +56,7 @@ import io.refresher.refresh.RescheduleBuffer;
 import io.refresher.registry.KeyResolver;
 import io.refresher.registry.RegistrationLimits;
 import io.refresher.registry.RegistrationValidator;
+import io.refresher.registry.Registration;
 import io.refresher.registry.Registry;
 import io.refresher.registry.TemplateCatalog;
 import io.refresher.registry.Templates;
@@ -157,7 +158,21 @@ public final class ServiceWiring {
     templateCatalog.reload();
     RegistrationValidator validator = new RegistrationValidator(catalog, RegistrationLimits.DEFAULT);
     Templates templates = new Templates(templateRepository, validator, catalog, templateCatalog, clock);
-    KeyResolver resolver = new KeyResolver(repository, templateCatalog::resolveAll);
+    KeyResolver resolver =
+        new KeyResolver(
+            repository,
+            new KeyResolver.TemplateMatcher() {
+              @Override
+              public Map<String, Registration> resolveAll(java.util.Collection<String> keys) {
+                return templateCatalog.resolveAll(keys);
+              }
+
+              @Override
+              public void reload() {
+                templateCatalog.reload();
+              }
+            },
+            clock);
 
     RedisPopularityStore popularityStore = new RedisPopularityStore(redisson);
     RedisHotSetStore hotSetStore = new RedisHotSetStore(redisson);

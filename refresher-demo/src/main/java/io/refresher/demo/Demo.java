@@ -25,7 +25,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -72,7 +72,7 @@ final class Demo {
   private final AtomicLong hotMisses = new AtomicLong();
   /** Misses of a key before any reader had found it: it was not hot yet. */
   private final AtomicLong coldStartMisses = new AtomicLong();
-  private final Set<String> foundOnce = ConcurrentHashMap.newKeySet();
+  private final Map<String, Long> firstFoundAt = new ConcurrentHashMap<>();
   private volatile List<String> readKeys = List.of();
   private final AtomicLong asideReads = new AtomicLong();
   private final AtomicLong asideMisses = new AtomicLong();
@@ -173,12 +173,18 @@ final class Demo {
           List<String> keys = readKeys;
           String key = keys.get(random.nextInt(keys.size()));
           hotReads.incrementAndGet();
+          long startedAt = System.nanoTime();
           if (client.get(key) != null) {
-            foundOnce.add(key);
-          } else if (foundOnce.contains(key)) {
-            hotMisses.incrementAndGet();
+            firstFoundAt.putIfAbsent(key, startedAt);
           } else {
-            coldStartMisses.incrementAndGet();
+            // A miss counts against the promise only if the key had been found before this read
+            // began (not merely before it ended: another reader may find the value just written).
+            Long foundAt = firstFoundAt.get(key);
+            if (foundAt != null && foundAt < startedAt) {
+              hotMisses.incrementAndGet();
+            } else {
+              coldStartMisses.incrementAndGet();
+            }
           }
         }
         next += intervalNanos;

@@ -192,24 +192,41 @@ public final class RefreshDispatcher {
       index.reschedule(retry);
       throw e;
     }
-    List<String> orphans = new ArrayList<>();
+    Map<String, Long> orphans = new HashMap<>();
     for (DueIndex.DueKey due : claimed) {
       Registration registration = found.get(due.key());
       if (registration == null) {
-        orphans.add(due.key());
+        orphans.put(due.key(), due.plannedAtMillis());
         continue;
       }
-      inFlight.incrementAndGet();
-      long delay = Math.max(0, due.plannedAtMillis() - now);
-      DueRefresh task = new DueRefresh(registration, due.plannedAtMillis());
-      waiting.add(task);
-      workers.schedule(task, delay, TimeUnit.MILLISECONDS);
+      startAt(registration, due.plannedAtMillis(), now);
     }
     if (!orphans.isEmpty()) {
-      // Deleted (or their template was) while due: drop from the index so they are not handed out again.
-      index.remove(orphans);
+      // Deleted (or their template was) while due: drop from the index so they are not handed out
+      // again. Rechecked first: a template created a moment ago elsewhere may not be known here yet.
+      Map<String, Registration> late = registrations.recheck(orphans.keySet());
+      List<String> gone = new ArrayList<>();
+      for (Map.Entry<String, Long> orphan : orphans.entrySet()) {
+        Registration registration = late.get(orphan.getKey());
+        if (registration == null) {
+          gone.add(orphan.getKey());
+          continue;
+        }
+        startAt(registration, orphan.getValue(), now);
+      }
+      if (!gone.isEmpty()) {
+        index.remove(gone);
+      }
     }
     return claimed.size() >= limit;
+  }
+
+  /** Holds a claimed key in memory until its due time, then refreshes it on a worker. */
+  private void startAt(Registration registration, long plannedAtMillis, long now) {
+    inFlight.incrementAndGet();
+    DueRefresh task = new DueRefresh(registration, plannedAtMillis);
+    waiting.add(task);
+    workers.schedule(task, Math.max(0, plannedAtMillis - now), TimeUnit.MILLISECONDS);
   }
 
   private int giveBack() {

@@ -6,6 +6,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.time.InstantSource;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * How a key is computed: its own registration first; else the first template whose pattern it
@@ -16,14 +18,23 @@ public final class KeyResolver implements RegistrationLookup {
   /** Matches keys against the templates (in memory). */
   public interface TemplateMatcher {
     Map<String, Registration> resolveAll(Collection<String> keys);
+
+    /** Re-reads the templates (they change through any replica). */
+    default void reload() {}
   }
+
+  /** Rechecks reload the templates at most this often, however many orphans turn up. */
+  private static final long RELOAD_AT_MOST_EVERY_MILLIS = 1000;
 
   private final RegistrationRepository registrations;
   private final TemplateMatcher templates;
+  private final InstantSource clock;
+  private final AtomicLong lastReloadMillis = new AtomicLong();
 
-  public KeyResolver(RegistrationRepository registrations, TemplateMatcher templates) {
+  public KeyResolver(RegistrationRepository registrations, TemplateMatcher templates, InstantSource clock) {
     this.registrations = registrations;
     this.templates = templates;
+    this.clock = clock;
   }
 
   @Override
@@ -42,6 +53,16 @@ public final class KeyResolver implements RegistrationLookup {
       found.putAll(templates.resolveAll(rest));
     }
     return found;
+  }
+
+  @Override
+  public Map<String, Registration> recheck(Collection<String> keys) {
+    long now = clock.millis();
+    long last = lastReloadMillis.get();
+    if (now - last >= RELOAD_AT_MOST_EVERY_MILLIS && lastReloadMillis.compareAndSet(last, now)) {
+      templates.reload();
+    }
+    return findAll(keys);
   }
 
   public Optional<Registration> find(String key) {

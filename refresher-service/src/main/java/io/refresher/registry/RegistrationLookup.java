@@ -11,4 +11,13 @@ public interface RegistrationLookup {
 
   /** The registrations of the given keys that have one, by key. */
   Map<String, Registration> findAll(Collection<String> keys);
+
+  /**
+   * Like {@link #findAll}, for keys that were just found to have no registration and are about to
+   * be dropped: an implementation with caches refreshes them first, so that a template created a
+   * moment ago through another replica is not taken for a deleted one.
+   */
+  default Map<String, Registration> recheck(Collection<String> keys) {
+    return findAll(keys);
+  }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.refresher.config.RefresherConfiguration;
+import io.refresher.testing.AccessReporter;
 import io.refresher.testing.TestApp;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
@@ -63,6 +64,49 @@ class ReplicasIT {
     assertThat(versionsSeen).as("a key's fence token advanced with each refresh").hasSizeGreaterThanOrEqualTo(3);
     for (int i = 0; i < KEYS; i++) {
       assertThat(FIRST.get("shared:" + i)).as("shared:%d present", i).isNotNull();
+    }
+  }
+
+  /**
+   * A template created through one replica covers keys that reads make hot; whichever replica
+   * samples promotes them, both claim them, and each is still refreshed about once per cycle in
+   * total. Both replicas' views of the hot set know them.
+   */
+  @Test
+  void twoReplicas_templateKeysMadeHotByReads_refreshedOncePerCycleAcrossReplicas() {
+    FIRST.database().execute(
+        "CREATE TABLE test_switch (id bigint primary key, ok int)",
+        "INSERT INTO test_switch SELECT g, 1 FROM generate_series(1, 10) g");
+    try (Response response =
+        FIRST.putTemplate("switches", "{\"pattern\":\"switch:{id}\",\"source\":\"switchable\",\"ttl\":\"PT2S\"}")) {
+      assertThat(response.getStatus()).isEqualTo(201);
+    }
+    List<String> keys = new java.util.ArrayList<>();
+    for (int i = 1; i <= 10; i++) {
+      keys.add("switch:" + i);
+    }
+    try (AccessReporter reads = new AccessReporter(FIRST.redis())) {
+      keys.forEach(key -> reads.read(key, 20));
+      await("reads make every template key hot, and it is computed")
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> keys.stream().allMatch(key -> FIRST.get(key) != null));
+      await("both replicas see them in the hot set")
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> keys.stream().allMatch(key -> FIRST.parts().hotSet().isHot(key) && SECOND.parts().hotSet().isHot(key)));
+
+      long executionsAtStart = FIRST.database().executionsOf("switchable_source");
+      long startMillis = System.currentTimeMillis();
+      await().pollDelay(Duration.ofMillis(4_500)).atMost(Duration.ofSeconds(10)).until(() -> true);
+      long elapsed = System.currentTimeMillis() - startMillis;
+      long executions = FIRST.database().executionsOf("switchable_source") - executionsAtStart;
+      long cycles = elapsed / 1_500;
+
+      assertThat(executions)
+          .as("source executions for %d template keys over %d ms (%d cycles of 1.5 s)", keys.size(), elapsed, cycles)
+          .isBetween((long) keys.size() * (cycles - 1), (long) keys.size() * (cycles + 1));
+      for (String key : keys) {
+        assertThat(FIRST.get(key)).as(key).startsWith("switchable-");
+      }
     }
   }
 }

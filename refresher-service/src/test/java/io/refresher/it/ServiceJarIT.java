@@ -87,7 +87,14 @@ class ServiceJarIT {
     assertThat(prometheus.body())
         .contains("refresher_refresh_refreshed_total")
         .contains("refresher_source_server_time_duration")
-        .contains("refresher_refresh_lag");
+        .contains("refresher_refresh_lag")
+        // the names docs/operations.md alerts on
+        .contains("refresher_hot_size")
+        .contains("refresher_hot_left_out_now")
+        .contains("refresher_hot_left_out_total")
+        .contains("refresher_hot_unresolved")
+        .contains("refresher_access_counter_lag_ms")
+        .contains("refresher_redis_data_losses");
 
     service.destroy();
     assertThat(service.waitFor(60, TimeUnit.SECONDS)).as("stops on SIGTERM").isTrue();
