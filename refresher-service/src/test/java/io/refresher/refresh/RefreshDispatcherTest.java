@@ -1,0 +1,178 @@
+package io.refresher.refresh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.refresher.registry.RefreshPolicy;
+import io.refresher.registry.Registration;
+import io.refresher.registry.RegistrationLookup;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The dispatcher's handling of claimed keys without a registration: a key that a recheck finds
+ * (a template created a moment ago through another replica) is refreshed, not dropped; a key still
+ * unknown is removed from the due index.
+ */
+class RefreshDispatcherTest {
+
+  private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+  private static final RefreshSettings SETTINGS =
+      new RefreshSettings(
+          TtrSettings.fixed(Duration.ofSeconds(1)),
+          0.5,
+          Duration.ofSeconds(5),
+          Duration.ofSeconds(30),
+          0.0,
+          Duration.ofMillis(100),
+          Duration.ofSeconds(1),
+          1024);
+  private static final DispatchSettings DISPATCH =
+      new DispatchSettings(2, 100, 10, Duration.ofHours(1), Duration.ofMillis(100), Duration.ofSeconds(30));
+
+  private final RecordingIndex index = new RecordingIndex(List.of("fresh-template:1", "deleted:1"));
+  private final List<String> written = new CopyOnWriteArrayList<>();
+  private RefreshDispatcher dispatcher;
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    if (dispatcher != null) {
+      dispatcher.stop(Duration.ofSeconds(1));
+    }
+  }
+
+  @Test
+  void claimedKeyWithoutRegistration_foundOnRecheck_isRefreshed_unknownOneIsDropped() {
+    Registration late =
+        new Registration(
+            "fresh-template:1", "source", Map.of(), Duration.ofMinutes(1), NOW, NOW, RefreshPolicy.HOT, "fresh-template");
+    RegistrationLookup lookup =
+        new RegistrationLookup() {
+          @Override
+          public Map<String, Registration> findAll(Collection<String> keys) {
+            return Map.of(); // this replica's template catalog is not up to date yet
+          }
+
+          @Override
+          public Map<String, Registration> recheck(Collection<String> keys) {
+            return keys.contains(late.key()) ? Map.of(late.key(), late) : Map.of();
+          }
+        };
+    dispatcher = new RefreshDispatcher(index, lookup, refresher(), new RescheduleBuffer(index), DISPATCH,
+        RefreshListener.NONE, new LagTracker(), InstantSource.system());
+
+    dispatcher.start();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> written.contains("fresh-template:1"));
+    assertThat(index.removed).containsExactly("deleted:1");
+    assertThat(written).doesNotContain("deleted:1");
+  }
+
+  private Refresher refresher() {
+    AtomicLong tokens = new AtomicLong();
+    KeyLocks locks =
+        (key, lease) ->
+            Optional.of(
+                new KeyLocks.HeldLock() {
+                  private final long token = tokens.incrementAndGet();
+
+                  @Override
+                  public long token() {
+                    return token;
+                  }
+
+                  @Override
+                  public void release() {}
+                });
+    CacheStore store =
+        new CacheStore() {
+          @Override
+          public WriteResult write(String key, String value, Fence fence, ValueMeta meta, Duration ttl, int history) {
+            written.add(key);
+            return new WriteResult(true, 0, List.of(1L));
+          }
+
+          @Override
+          public int recordFailure(String key, Fence fence, String kind, String error, Instant at, Duration ttl) {
+            return 1;
+          }
+
+          @Override
+          public Optional<KeyState> state(String key) {
+            return Optional.empty();
+          }
+
+          @Override
+          public void evict(String key) {}
+        };
+    return new Refresher(
+        registration -> "value of " + registration.key(),
+        store,
+        locks,
+        () -> 1L,
+        new RefreshPlanner(SETTINGS, new Random(1)),
+        SETTINGS,
+        (key, at) -> {},
+        RefreshListener.NONE,
+        new AdaptiveTtr(SETTINGS.ttr(), SETTINGS.maxTtrFraction(), SETTINGS.retryBase()),
+        new LagTracker(),
+        Heat.UNKNOWN,
+        InstantSource.system());
+  }
+
+  /** Hands out its keys once, as due now; records removals. */
+  private static final class RecordingIndex implements DueIndex {
+    private final List<String> due;
+    final List<String> removed = new CopyOnWriteArrayList<>();
+
+    RecordingIndex(List<String> due) {
+      this.due = new ArrayList<>(due);
+    }
+
+    @Override
+    public synchronized List<DueKey> claim(long horizonMillis, int limit, long leaseUntilMillis) {
+      List<DueKey> claimed = new ArrayList<>();
+      due.forEach(key -> claimed.add(new DueKey(key, System.currentTimeMillis())));
+      due.clear();
+      return claimed;
+    }
+
+    @Override
+    public void schedule(String key, long atMillis) {}
+
+    @Override
+    public void reschedule(Map<String, Long> atMillisByKey) {}
+
+    @Override
+    public int addMissing(Collection<String> keys, long atMillis) {
+      return 0;
+    }
+
+    @Override
+    public void remove(Collection<String> keys) {
+      removed.addAll(keys);
+    }
+
+    @Override
+    public OptionalLong plannedAt(String key) {
+      return OptionalLong.empty();
+    }
+
+    @Override
+    public long size() {
+      return due.size();
+    }
+  }
+}
