@@ -20,6 +20,7 @@ import java.util.Objects;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.client.codec.StringCodec;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -37,6 +38,8 @@ class HotKeysIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final double READS_PER_SECOND = 50;
+  private static final String POPULARITY = "refresher:popularity:{refresher-hot}";
+  private static final String HOT_SET = "refresher:hot:{refresher-hot}";
   private static final TestApp APP =
       TestApp.create(
           "hot_keys",
@@ -175,24 +178,35 @@ class HotKeysIT {
     APP.redis().loseData();
 
     await("Redis data loss noticed").atMost(Duration.ofSeconds(10)).until(() -> APP.parts().epochGuard().currentEpoch() > epoch);
+    // A refresh already in flight may write the key once more right after the loss, with the old
+    // epoch; it does not put the key back in the hot set or the due index. Only the popularity
+    // restored from PostgreSQL can: nobody reads the key any more.
     try {
-      await("the popular key is hot again and refilled")
+      await("restored popularity makes the key hot again")
           .atMost(Duration.ofSeconds(40))
           .ignoreExceptions()
-          .until(() -> APP.get(key) != null);
+          .until(() -> APP.reader().getScoredSortedSet(HOT_SET, StringCodec.INSTANCE).contains(key));
+      await("and it is refreshed again, under the new data epoch")
+          .atMost(Duration.ofSeconds(20))
+          .ignoreExceptions()
+          .until(
+              () ->
+                  APP.get(key) != null
+                      && Long.toString(APP.parts().epochGuard().currentEpoch()).equals(APP.meta(key).get("epoch")));
     } catch (org.awaitility.core.ConditionTimeoutException e) {
       throw new AssertionError(
           "not refilled; popularity "
-              + APP.reader().getScoredSortedSet("refresher:popularity:{refresher-hot}", org.redisson.client.codec.StringCodec.INSTANCE).entryRange(0, -1)
+              + APP.reader().getScoredSortedSet(POPULARITY, StringCodec.INSTANCE).entryRange(0, -1)
               + ", state "
-              + APP.reader().getMap("refresher:popularity:{refresher-hot}:state", org.redisson.client.codec.StringCodec.INSTANCE).readAllMap()
+              + APP.reader().getMap(POPULARITY + ":state", StringCodec.INSTANCE).readAllMap()
               + ", hot set "
-              + APP.reader().getScoredSortedSet("refresher:hot:{refresher-hot}", org.redisson.client.codec.StringCodec.INSTANCE).entryRange(0, -1)
-              + ", saved "
+              + APP.reader().getScoredSortedSet(HOT_SET, StringCodec.INSTANCE).entryRange(0, -1)
+              + ", meta "
+              + APP.meta(key)
+              + ", saved rows "
               + APP.database().queryLong("SELECT count(*) FROM refresher.refresher_popularity WHERE key = 'hot:survivor'"),
           e);
     }
-    assertThat(APP.meta(key)).containsEntry("epoch", Long.toString(APP.parts().epochGuard().currentEpoch()));
     APP.deleteKey(key, true).close();
   }
 
