@@ -129,6 +129,12 @@ public final class ServiceWiring {
     environment.lifecycle().manage(closing(registryPool::close));
     new SchemaMigrator(registryPool).migrate();
     Jdbi registryJdbi = Jdbi.create(registryPool);
+    // Quartz holds connections for its row locks and cluster check-ins; on its own small pool it
+    // can never make the dispatcher's per-batch registration lookups wait for a connection.
+    int quartzConnections = config.getScheduler().getQuartzThreads() + 3;
+    HikariDataSource quartzPool =
+        config.getDatabase().build("refresher-quartz", false, quartzConnections, SchemaMigrator.SCHEMA);
+    environment.lifecycle().manage(closing(quartzPool::close));
 
     SourceCatalog catalog = new SourceCatalog(sourceDefinitions(config));
     Map<String, DataSource> sourceDatasources = new LinkedHashMap<>();
@@ -227,7 +233,7 @@ public final class ServiceWiring {
     QuartzManager quartz =
         new QuartzManager(
             config.getScheduler().getQuartzName(),
-            registryPool,
+            quartzPool,
             config.getScheduler().getQuartzThreads(),
             Map.of(
                 ReconcileDueIndexJob.class, new ReconcileDueIndexJob(reconciler),
