@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  *   <li>Newly hot keys are promoted: added to the due index as due now.
  * </ol>
  *
- * <p>Cost per tick: one Redis batch per consumed second, a page query per 10,000 keys above the
+ * <p>Cost per tick: one Redis batch for all consumed seconds, a page query per 10,000 keys above the
  * threshold, and registry lookups only for keys that are not already hot. Every {@value
  * #FULL_RESOLVE_EVERY} ticks the whole hot set is looked up again (catching deleted registrations
  * and templates) and re-added to the due index where missing.
@@ -146,14 +146,16 @@ public final class HotKeyTracker {
     long from = Math.max(cursor + 1, lastComplete - MAX_SECONDS_PER_TICK + 1);
     Map<String, Double> increments = new HashMap<>();
     List<Long> seconds = new ArrayList<>();
-    long reads = 0;
     for (long second = from; second <= lastComplete; second++) {
-      double weight = decay.weight((second + 1) * 1000, landmark);
-      for (Map.Entry<String, Long> count : counts.read(second).entrySet()) {
+      seconds.add(second);
+    }
+    long reads = 0;
+    for (Map.Entry<Long, Map<String, Long>> bucket : counts.readAll(seconds).entrySet()) {
+      double weight = decay.weight((bucket.getKey() + 1) * 1000, landmark);
+      for (Map.Entry<String, Long> count : bucket.getValue().entrySet()) {
         increments.merge(count.getKey(), count.getValue() * weight, Double::sum);
         reads += count.getValue();
       }
-      seconds.add(second);
     }
     popularity.add(increments, lastComplete);
     counts.delete(seconds);

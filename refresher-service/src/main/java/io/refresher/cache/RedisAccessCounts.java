@@ -5,6 +5,7 @@ import io.refresher.client.protocol.AccessProtocol;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -25,20 +26,38 @@ public final class RedisAccessCounts implements AccessCounts {
 
   @Override
   public Map<String, Long> read(long unixSecond) {
+    return readAll(List.of(unixSecond)).get(unixSecond);
+  }
+
+  /** All shards of all the seconds in one pipelined batch: one round trip however many seconds. */
+  @Override
+  public Map<Long, Map<String, Long>> readAll(List<Long> unixSeconds) {
     try {
       RBatch batch = redisson.createBatch();
-      List<CompletionStage<Map<String, String>>> shards = new ArrayList<>(AccessProtocol.SHARDS);
-      for (int shard = 0; shard < AccessProtocol.SHARDS; shard++) {
-        shards.add(
-            batch.<String, String>getMap(AccessProtocol.bucketKey(shard, unixSecond), StringCodec.INSTANCE)
-                .readAllMapAsync());
+      Map<Long, List<CompletionStage<Map<String, String>>>> pending = new LinkedHashMap<>();
+      for (long second : unixSeconds) {
+        List<CompletionStage<Map<String, String>>> shards = new ArrayList<>(AccessProtocol.SHARDS);
+        for (int shard = 0; shard < AccessProtocol.SHARDS; shard++) {
+          shards.add(
+              batch.<String, String>getMap(AccessProtocol.bucketKey(shard, second), StringCodec.INSTANCE)
+                  .readAllMapAsync());
+        }
+        pending.put(second, shards);
+      }
+      if (pending.isEmpty()) {
+        return Map.of();
       }
       batch.execute();
-      Map<String, Long> total = new HashMap<>();
-      for (CompletionStage<Map<String, String>> shard : shards) {
-        shard.toCompletableFuture().join().forEach((key, count) -> total.merge(key, parse(count), Long::sum));
-      }
-      return total;
+      Map<Long, Map<String, Long>> all = new LinkedHashMap<>();
+      pending.forEach(
+          (second, shards) -> {
+            Map<String, Long> total = new HashMap<>();
+            for (CompletionStage<Map<String, String>> shard : shards) {
+              shard.toCompletableFuture().join().forEach((key, count) -> total.merge(key, parse(count), Long::sum));
+            }
+            all.put(second, total);
+          });
+      return all;
     } catch (RedisException e) {
       throw RedisCacheStore.unavailable("reading access counts", e);
     } catch (CompletionException e) {
