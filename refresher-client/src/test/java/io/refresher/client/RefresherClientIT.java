@@ -222,7 +222,7 @@ class RefresherClientIT {
     Loader slowQuery =
         () -> {
           int run = runs.incrementAndGet();
-          Thread.sleep(300);
+          Thread.sleep(300); // the slow query itself, not a wait for a condition
           return "{\"id\":42,\"run\":" + run + "}";
         };
     CountDownLatch start = new CountDownLatch(1);

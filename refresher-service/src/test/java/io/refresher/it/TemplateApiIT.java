@@ -387,7 +387,11 @@ class TemplateApiIT {
     assertThat(get.status()).as(get.body()).isEqualTo(200);
     assertThat(get.json()).isEqualTo(view);
 
-    Thread.sleep(5); // so that the replacement's update time is later
+    // The replacement's update time must be later than the creation time: wait for the clock.
+    org.awaitility.Awaitility.await()
+        .pollInterval(Duration.ofMillis(1))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> Instant.now().isAfter(createdAt));
     Reply replaced =
         send(
             "PUT",
