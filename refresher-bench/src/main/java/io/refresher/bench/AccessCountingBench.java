@@ -34,9 +34,9 @@ public final class AccessCountingBench {
 
   public static void main(String[] args) throws Exception {
     ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
-    int threads = intArg(args, "--threads", 2);
-    int keys = intArg(args, "--keys", 10_000);
-    int seconds = intArg(args, "--seconds", 10);
+    int threads = BenchArgs.intArg(args, "--threads", 2);
+    int keys = BenchArgs.intArg(args, "--keys", 10_000);
+    int seconds = BenchArgs.intArg(args, "--seconds", 10);
     String[] names = new String[keys];
     for (int i = 0; i < keys; i++) {
       names[i] = "item:" + i;
@@ -110,14 +110,5 @@ public final class AccessCountingBench {
       }
     });
     return calls;
-  }
-
-  private static int intArg(String[] args, String name, int fallback) {
-    for (int i = 0; i + 1 < args.length; i++) {
-      if (args[i].equals(name)) {
-        return Integer.parseInt(args[i + 1]);
-      }
-    }
-    return fallback;
   }
 }

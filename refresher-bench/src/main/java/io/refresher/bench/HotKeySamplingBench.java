@@ -46,10 +46,10 @@ public final class HotKeySamplingBench {
 
   public static void main(String[] args) throws Exception {
     ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
-    int keys = intArg(args, "--keys", 100_000);
-    int seconds = intArg(args, "--seconds", 20);
-    int cap = intArg(args, "--cap", 100_000);
-    int rate = intArg(args, "--rate", 2_000_000);
+    int keys = BenchArgs.intArg(args, "--keys", 100_000);
+    int seconds = BenchArgs.intArg(args, "--seconds", 20);
+    int cap = BenchArgs.intArg(args, "--cap", 100_000);
+    int rate = BenchArgs.intArg(args, "--rate", 2_000_000);
     String[] names = new String[keys];
     for (int i = 0; i < keys; i++) {
       names[i] = "item:" + i;
@@ -150,14 +150,5 @@ public final class HotKeySamplingBench {
       }
       return found;
     };
-  }
-
-  private static int intArg(String[] args, String name, int fallback) {
-    for (int i = 0; i + 1 < args.length; i++) {
-      if (args[i].equals(name)) {
-        return Integer.parseInt(args[i + 1]);
-      }
-    }
-    return fallback;
   }
 }

@@ -54,12 +54,7 @@ public final class HotResource {
 
   @GET
   public Map<String, Object> hottest(@QueryParam("limit") @DefaultValue("20") String limit) {
-    int size;
-    try {
-      size = Integer.parseInt(limit);
-    } catch (NumberFormatException e) {
-      size = -1;
-    }
+    int size = RequestChecks.limit(limit, MAX_LIMIT);
     if (size < 1 || size > MAX_LIMIT) {
       throw new InvalidRegistrationException("limit", "must be a whole number between 1 and " + MAX_LIMIT);
     }

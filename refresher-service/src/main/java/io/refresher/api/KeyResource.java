@@ -107,12 +107,7 @@ public final class KeyResource {
       @QueryParam("prefix") @DefaultValue("") String prefix,
       @QueryParam("after") @DefaultValue("") String after,
       @QueryParam("limit") @DefaultValue("100") String limit) {
-    int size;
-    try {
-      size = Integer.parseInt(limit);
-    } catch (NumberFormatException e) {
-      throw new InvalidRegistrationException("limit", "must be a whole number between 1 and " + Registry.MAX_PAGE);
-    }
+    int size = RequestChecks.limit(limit, Registry.MAX_PAGE);
     List<Registration> page = registry.page(prefix, after, size);
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("items", page.stream().map(KeyView::of).toList());
@@ -150,14 +145,8 @@ public final class KeyResource {
     return OutcomeView.of(outcome);
   }
 
-  /**
-   * A raw {@code ;} starts a URI path parameter, which the server strips before the key is read
-   * ({@code /v1/keys/a;b} would address the key {@code a}). Refuse it rather than act on another
-   * key than the caller meant.
-   */
+  /** A raw {@code ;} would be stripped as a path parameter: see {@link RequestChecks#noPathParameters}. */
   private static void requireNoPathParameters(UriInfo uri) {
-    if (uri.getRequestUri().getRawPath().indexOf(';') >= 0) {
-      throw new InvalidRegistrationException("key", "must percent-encode ';' as %3B in the path");
-    }
+    RequestChecks.noPathParameters(uri, "key", "must percent-encode ';' as %3B in the path");
   }
 }

@@ -85,12 +85,7 @@ public final class TemplateResource {
   public Map<String, Object> list(
       @QueryParam("after") @DefaultValue("") String after,
       @QueryParam("limit") @DefaultValue("100") String limit) {
-    int size;
-    try {
-      size = Integer.parseInt(limit);
-    } catch (NumberFormatException e) {
-      throw new InvalidRegistrationException("limit", "must be a whole number between 1 and " + Templates.MAX_PAGE);
-    }
+    int size = RequestChecks.limit(limit, Templates.MAX_PAGE);
     List<KeyTemplate> page = templates.page(after, size);
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("items", page.stream().map(TemplateView::of).toList());
@@ -107,14 +102,8 @@ public final class TemplateResource {
     return Response.noContent().build();
   }
 
-  /**
-   * A raw {@code ;} starts a URI path parameter, which the server strips before the name is read
-   * ({@code /v1/templates/a;b} would address the template {@code a}). Refuse it rather than act on
-   * another template than the caller meant.
-   */
+  /** A raw {@code ;} would be stripped as a path parameter: see {@link RequestChecks#noPathParameters}. */
   private static void requireNoPathParameters(UriInfo uri) {
-    if (uri.getRequestUri().getRawPath().indexOf(';') >= 0) {
-      throw new InvalidRegistrationException("name", "must not contain ';' (template names never do)");
-    }
+    RequestChecks.noPathParameters(uri, "name", "must not contain ';' (template names never do)");
   }
 }
