@@ -26,6 +26,7 @@ import io.refresher.cache.RedisAccessCounts;
 import io.refresher.cache.RedisCacheStore;
 import io.refresher.cache.RedisHotSetStore;
 import io.refresher.cache.RedisPopularityStore;
+import io.refresher.cache.RedisSourceLoad;
 import io.refresher.cache.RedisDueIndex;
 import io.refresher.cache.RedisEpochGuard;
 import io.refresher.cache.RedisKeyLocks;
@@ -38,6 +39,7 @@ import io.refresher.health.PrometheusEndpoint;
 import io.refresher.health.RedisHealthCheck;
 import io.refresher.health.RefreshMetrics;
 import io.refresher.health.SchedulerHealthCheck;
+import io.refresher.health.SourceLoadMetrics;
 import io.refresher.persistence.JdbiEpochStore;
 import io.refresher.persistence.JdbiPopularityArchive;
 import io.refresher.persistence.JdbiTemplateRepository;
@@ -47,6 +49,7 @@ import io.refresher.refresh.AdaptiveTtr;
 import io.refresher.refresh.DispatchSettings;
 import io.refresher.refresh.DueIndexReconciler;
 import io.refresher.refresh.LagTracker;
+import io.refresher.refresh.LoadBound;
 import io.refresher.refresh.RefreshDispatcher;
 import io.refresher.refresh.RefreshPlanner;
 import io.refresher.refresh.RefreshService;
@@ -208,10 +211,24 @@ public final class ServiceWiring {
             },
             config.getScheduler().getEpochCheckInterval().toJavaDuration());
     LagTracker lag = new LagTracker();
+    List<LoadBound> loadBounds = new ArrayList<>();
+    loadBounds.add(config.getDatabase().loadBound(SourceFactory.DEFAULT_DATASOURCE));
+    config.getDatasources().forEach((name, datasource) -> loadBounds.add(datasource.loadBound(name)));
+    SourceLoadMetrics loadMetrics = new SourceLoadMetrics(environment.metrics());
+    RedisSourceLoad sourceLoad =
+        new RedisSourceLoad(
+            redisson,
+            loadBounds,
+            source -> catalog.find(source).map(SourceDefinition::datasource).orElse(null),
+            loadMetrics,
+            refreshSettings.lockLease());
+    loadMetrics.register(sourceLoad);
+    sourceLoad.initialise();
 
     Refresher refresher =
         new Refresher(
             new JdbcValueLoader(catalog, sourceDatasources, json),
+            sourceLoad,
             cacheStore,
             new RedisKeyLocks(redisson),
             epochGuard,

@@ -28,9 +28,11 @@ public record OutcomeView(
     }
     if (outcome instanceof RefreshOutcome.Skipped s) {
       String reason =
-          s.reason() == RefreshOutcome.Skipped.Reason.LOCKED
-              ? "another refresh of this key is in flight"
-              : "a newer value was written meanwhile";
+          switch (s.reason()) {
+            case LOCKED -> "another refresh of this key is in flight";
+            case FENCED_OUT -> "a newer value was written meanwhile";
+            case THROTTLED -> "the source's datasource is at its load bound; the key stays due and is retried shortly";
+          };
       return new OutcomeView(s.name(), reason, null, null, null, null, null, null, null, null, null, null);
     }
     RefreshOutcome.Failed f = (RefreshOutcome.Failed) outcome;

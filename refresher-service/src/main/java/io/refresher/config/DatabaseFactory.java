@@ -38,6 +38,21 @@ public class DatabaseFactory {
 
   @NotNull private Map<String, String> properties = new LinkedHashMap<>();
 
+  /** Source queries started per second on this datasource, all replicas together; 0: no bound. */
+  @Min(0)
+  @Max(1_000_000)
+  private int maxQueriesPerSecond = 0;
+
+  /** Source queries running at once on this datasource, all replicas together; 0: no bound. */
+  @Min(0)
+  @Max(100_000)
+  private int maxConcurrent = 0;
+
+  /** Longest a refresh waits for its turn under the bound before it is retried later. */
+  @NotNull
+  @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
+  private Duration maxWait = Duration.seconds(10);
+
   @JsonProperty
   public String getUrl() {
     return url;
@@ -99,6 +114,42 @@ public class DatabaseFactory {
     this.properties = properties;
   }
 
+  @JsonProperty
+  public int getMaxQueriesPerSecond() {
+    return maxQueriesPerSecond;
+  }
+
+  @JsonProperty
+  public void setMaxQueriesPerSecond(int maxQueriesPerSecond) {
+    this.maxQueriesPerSecond = maxQueriesPerSecond;
+  }
+
+  @JsonProperty
+  public int getMaxConcurrent() {
+    return maxConcurrent;
+  }
+
+  @JsonProperty
+  public void setMaxConcurrent(int maxConcurrent) {
+    this.maxConcurrent = maxConcurrent;
+  }
+
+  @JsonProperty
+  public Duration getMaxWait() {
+    return maxWait;
+  }
+
+  @JsonProperty
+  public void setMaxWait(Duration maxWait) {
+    this.maxWait = maxWait;
+  }
+
+  /** The load bound of the sources that read from this datasource. */
+  public io.refresher.refresh.LoadBound loadBound(String datasource) {
+    return new io.refresher.refresh.LoadBound(
+        datasource, maxQueriesPerSecond, maxConcurrent, maxWait.toJavaDuration());
+  }
+
   /**
    * Builds a pool. A read-only pool makes every session read-only on the server side
    * ({@code readOnlyMode=always}), so a source's SQL cannot write even if it tries.
@@ -135,6 +186,7 @@ public class DatabaseFactory {
 
   @Override
   public String toString() {
-    return "DatabaseFactory{url=" + url + ", user=" + user + ", maxPoolSize=" + maxPoolSize + "}";
+    return "DatabaseFactory{url=" + url + ", user=" + user + ", maxPoolSize=" + maxPoolSize
+        + ", maxQueriesPerSecond=" + maxQueriesPerSecond + ", maxConcurrent=" + maxConcurrent + "}";
   }
 }

@@ -30,7 +30,12 @@ public sealed interface RefreshOutcome {
       /** Another refresh of the key holds its lock (on this or another replica). */
       LOCKED,
       /** A newer value was written while this one was computed; the older one was dropped. */
-      FENCED_OUT
+      FENCED_OUT,
+      /**
+       * The datasource's load bound left no room within the wait budget; the key stays due and is
+       * retried shortly.
+       */
+      THROTTLED
     }
 
     @Override

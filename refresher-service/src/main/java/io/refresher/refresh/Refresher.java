@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
  * The one refresh path: scheduled refreshes, registrations and manual "refresh now" all come here.
  *
  * <ol>
+ *   <li>Wait for room under the source's datasource load bound ({@link SourceLoad}).
  *   <li>Take the key's lock without waiting; if another refresher holds it, skip (it will write
  *       and reschedule).
  *   <li>Run the source.
@@ -35,6 +36,7 @@ public final class Refresher {
   private static final Logger LOG = LoggerFactory.getLogger(Refresher.class);
 
   private final ValueLoader loader;
+  private final SourceLoad load;
   private final CacheStore store;
   private final KeyLocks locks;
   private final EpochSource epochs;
@@ -49,6 +51,7 @@ public final class Refresher {
 
   public Refresher(
       ValueLoader loader,
+      SourceLoad load,
       CacheStore store,
       KeyLocks locks,
       EpochSource epochs,
@@ -61,6 +64,7 @@ public final class Refresher {
       Heat heat,
       InstantSource clock) {
     this.loader = loader;
+    this.load = load;
     this.store = store;
     this.locks = locks;
     this.epochs = epochs;
@@ -81,6 +85,26 @@ public final class Refresher {
   }
 
   private RefreshOutcome refreshOnce(Registration registration) {
+    // The load bound is waited for before the lock (a waiting refresh holds nothing another
+    // replica could use) and before the compute clock starts (waiting is not compute time).
+    Optional<SourceLoad.Admission> admission;
+    try {
+      admission = load.admit(registration);
+    } catch (CacheUnavailableException e) {
+      return failedWithoutLock(registration, e);
+    }
+    if (admission.isEmpty()) {
+      Instant retryAt = clock.instant().plus(settings.retryBase());
+      rescheduler.reschedule(registration.key(), retryAt);
+      LOG.debug("refresh of key '{}' throttled by its datasource's load bound; retry at {}", registration.key(), retryAt);
+      return new Skipped(Skipped.Reason.THROTTLED);
+    }
+    try (SourceLoad.Admission admitted = admission.get()) {
+      return refreshAdmitted(registration);
+    }
+  }
+
+  private RefreshOutcome refreshAdmitted(Registration registration) {
     String key = registration.key();
     Optional<KeyLocks.HeldLock> lock;
     try {

@@ -119,6 +119,7 @@ class RefreshDispatcherTest {
         };
     return new Refresher(
         registration -> "value of " + registration.key(),
+        SourceLoad.UNBOUNDED,
         store,
         locks,
         () -> 1L,

@@ -44,11 +44,13 @@ class RefresherTest {
   private final FakeLoader loader = new FakeLoader(clock);
   private final FakeStore store = new FakeStore();
   private final FakeLocks locks = new FakeLocks();
+  private final FakeLoad load = new FakeLoad();
   private final RecordingRescheduler rescheduler = new RecordingRescheduler();
   private final RecordingListener listener = new RecordingListener();
   private final Refresher refresher =
       new Refresher(
           loader,
+          load,
           store,
           locks,
           () -> EPOCH,
@@ -135,6 +137,60 @@ class RefresherTest {
     RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
 
     assertThat(outcome).isInstanceOf(Refreshed.class);
+    assertThat(rescheduler.calls).hasSize(1);
+  }
+
+  @Test
+  void refresh_loadBoundLeavesNoRoom_skipsThrottledWithoutLockOrLoadAndRetriesSoon() {
+    load.room = false;
+    loader.value = "v";
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isEqualTo(new Skipped(Skipped.Reason.THROTTLED));
+    assertThat(locks.acquired).as("no lock taken while throttled").isZero();
+    assertThat(loader.calls).isZero();
+    assertThat(store.writes).isEmpty();
+    assertThat(rescheduler.calls).singleElement().satisfies(call -> {
+      assertThat(call.getKey()).isEqualTo(PRODUCT.key());
+      assertThat(call.getValue()).isEqualTo(clock.instant().plus(SETTINGS.retryBase()));
+    });
+  }
+
+  @Test
+  void refresh_admitted_admissionClosedAfterTheWriteAndWaitNotCountedAsComputeTime() {
+    load.waitFor = Duration.ofSeconds(3);
+    loader.value = "v";
+    loader.takes = Duration.ofMillis(40);
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isInstanceOf(Refreshed.class);
+    assertThat(((Refreshed) outcome).computeDuration()).isEqualTo(Duration.ofMillis(40));
+    assertThat(load.admitted).isEqualTo(1);
+    assertThat(load.closed).isEqualTo(1);
+    assertThat(load.closedAfterWrites).isEqualTo(1);
+  }
+
+  @Test
+  void refresh_sourceFailsWhileAdmitted_admissionStillClosed() {
+    loader.failure = new SourceException(SourceException.Kind.TIMEOUT, "timed out");
+
+    refresher.refresh(PRODUCT, Trigger.MANUAL);
+
+    assertThat(load.admitted).isEqualTo(1);
+    assertThat(load.closed).isEqualTo(1);
+  }
+
+  @Test
+  void refresh_loadBoundUnreachable_failsRedisWithoutLockAndPlansRetry() {
+    load.failure = new CacheUnavailableException("load bound failed: Redis unavailable", null);
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isInstanceOf(Failed.class);
+    assertThat(((Failed) outcome).kind()).isEqualTo("REDIS");
+    assertThat(locks.acquired).isZero();
     assertThat(rescheduler.calls).hasSize(1);
   }
 
@@ -331,7 +387,7 @@ class RefresherTest {
     long[] epoch = {3};
     Refresher refresher =
         new Refresher(
-            loader, store, locks, () -> epoch[0], new RefreshPlanner(SETTINGS, new Random(1)), SETTINGS,
+            loader, load, store, locks, () -> epoch[0], new RefreshPlanner(SETTINGS, new Random(1)), SETTINGS,
             rescheduler, listener,
             new AdaptiveTtr(SETTINGS.ttr(), SETTINGS.maxTtrFraction(), SETTINGS.retryBase()),
             new LagTracker(), Heat.UNKNOWN, clock);
@@ -390,6 +446,32 @@ class RefresherTest {
   record RecordedFailure(String key, Fence fence, String kind, String error, Instant at, Duration metaTtlIfNew) {}
 
   record Event(Registration registration, Trigger trigger, RefreshOutcome outcome) {}
+
+  /** Admits or refuses; "waits" {@link #waitFor} of fake time; counts admissions and closes. */
+  private final class FakeLoad implements SourceLoad {
+    boolean room = true;
+    Duration waitFor = Duration.ZERO;
+    CacheUnavailableException failure;
+    int admitted;
+    int closed;
+    int closedAfterWrites;
+
+    @Override
+    public Optional<Admission> admit(Registration registration) {
+      if (failure != null) {
+        throw failure;
+      }
+      clock.advance(waitFor);
+      if (!room) {
+        return Optional.empty();
+      }
+      admitted++;
+      return Optional.of(() -> {
+        closed++;
+        closedAfterWrites += store.writes.size();
+      });
+    }
+  }
 
   private static final class FakeClock implements InstantSource {
     private Instant now;
