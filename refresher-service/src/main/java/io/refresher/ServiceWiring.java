@@ -21,11 +21,14 @@ import io.refresher.api.HotResource;
 import io.refresher.api.JsonUnauthorizedHandler;
 import io.refresher.api.KeyResource;
 import io.refresher.api.SourceResource;
+import io.refresher.api.PrewarmResource;
 import io.refresher.api.TemplateResource;
 import io.refresher.cache.RedisAccessCounts;
 import io.refresher.cache.RedisCacheStore;
 import io.refresher.cache.RedisHotSetStore;
 import io.refresher.cache.RedisPopularityStore;
+import io.refresher.cache.RedisPrewarmRecords;
+import io.refresher.cache.RedisValuePresence;
 import io.refresher.cache.RedisSourceLoad;
 import io.refresher.cache.RedisDueIndex;
 import io.refresher.cache.RedisEpochGuard;
@@ -35,12 +38,14 @@ import io.refresher.config.RefresherConfiguration;
 import io.refresher.config.SourceFactory;
 import io.refresher.health.HotSetMetrics;
 import io.refresher.health.PostgresHealthCheck;
+import io.refresher.health.PrewarmMetrics;
 import io.refresher.health.PrometheusEndpoint;
 import io.refresher.health.RedisHealthCheck;
 import io.refresher.health.RefreshMetrics;
 import io.refresher.health.SchedulerHealthCheck;
 import io.refresher.health.SourceLoadMetrics;
 import io.refresher.persistence.JdbiEpochStore;
+import io.refresher.prewarm.Prewarmer;
 import io.refresher.persistence.JdbiPopularityArchive;
 import io.refresher.persistence.JdbiTemplateRepository;
 import io.refresher.persistence.JdbiRegistrationRepository;
@@ -201,14 +206,37 @@ public final class ServiceWiring {
     PopularityKeeper popularity =
         new PopularityKeeper(popularityStore, new JdbiPopularityArchive(registryJdbi), accessSettings, clock);
 
+    // The refill after a data loss; the epoch guard hands it the loss on this executor, so the
+    // epoch check itself never waits for a refill.
+    ScheduledExecutorService prewarmExecutor =
+        environment.lifecycle().scheduledExecutorService("prewarm-%d").threads(1).build();
+    Map<String, Integer> queriesPerSecond = new LinkedHashMap<>();
+    queriesPerSecond.put(SourceFactory.DEFAULT_DATASOURCE, config.getDatabase().getMaxQueriesPerSecond());
+    config.getDatasources().forEach((name, datasource) -> queriesPerSecond.put(name, datasource.getMaxQueriesPerSecond()));
+    Prewarmer prewarmer =
+        new Prewarmer(
+            new JdbiPopularityArchive(registryJdbi),
+            popularity,
+            repository,
+            resolver,
+            new RedisValuePresence(redisson),
+            dueIndex,
+            hotSetStore,
+            new RedisPrewarmRecords(redisson, json),
+            accessSettings,
+            HotSetAdmission.registrationGrace(accessSettings),
+            queriesPerSecond,
+            source -> catalog.find(source).map(SourceDefinition::datasource).orElse(null),
+            replicaId(),
+            prewarmExecutor,
+            clock);
+    RefreshService[] refreshServiceHolder = new RefreshService[1];
     RedisEpochGuard epochGuard =
         new RedisEpochGuard(
             redisson,
             new JdbiEpochStore(registryJdbi),
-            () -> {
-              restorePopularity(popularity);
-              runReconcile(reconciler);
-            },
+            prewarmer::onDataLoss,
+            () -> indexRegisteredDuringOutage(refreshServiceHolder[0]),
             config.getScheduler().getEpochCheckInterval().toJavaDuration());
     LagTracker lag = new LagTracker();
     List<LoadBound> loadBounds = new ArrayList<>();
@@ -241,10 +269,11 @@ public final class ServiceWiring {
             hotSet,
             clock);
     RefreshDispatcher dispatcher =
-        new RefreshDispatcher(dueIndex, resolver, refresher, reschedules, dispatch, metrics, lag, clock);
+        new RefreshDispatcher(dueIndex, dueIndex, resolver, refresher, reschedules, dispatch, metrics, lag, clock);
     RefreshService refreshService =
         new RefreshService(
             refresher, dueIndex, cacheStore, new HotSetAdmission(hotSetStore, accessSettings), dispatch, clock);
+    refreshServiceHolder[0] = refreshService;
     Registry registry = new Registry(repository, validator, clock);
 
     QuartzManager quartz =
@@ -324,6 +353,8 @@ public final class ServiceWiring {
 
     environment.metrics().register("refresher.dispatch.in-flight", (Gauge<Integer>) dispatcher::inFlight);
     environment.metrics().register("refresher.dispatch.claimed", (Gauge<Long>) dispatcher::claimedTotal);
+    environment.metrics().register("refresher.dispatch.dropped-claims", (Gauge<Long>) dispatcher::droppedClaims);
+    environment.metrics().register("refresher.dispatch.recovered-claims", (Gauge<Long>) dispatcher::adoptedClaims);
     environment.metrics().register("refresher.redis.epoch", (Gauge<Long>) epochGuard::currentEpoch);
     environment.metrics().register("refresher.redis.data-losses", (Gauge<Long>) epochGuard::dataLossesHandled);
     environment.metrics().register("refresher.due.size", new CachedGauge<Long>(10, TimeUnit.SECONDS) {
@@ -353,6 +384,8 @@ public final class ServiceWiring {
     environment.jersey().register(new HotResource(hotSet, resolver, refreshService));
     environment.jersey().register(new SourceResource(catalog));
     environment.jersey().register(new TemplateResource(templates));
+    environment.jersey().register(new PrewarmResource(prewarmer, epochGuard));
+    PrewarmMetrics.register(environment.metrics(), prewarmer);
 
     return new Parts(
         redisson,
@@ -389,26 +422,28 @@ public final class ServiceWiring {
     }
   }
 
-  private static void restorePopularity(PopularityKeeper popularity) {
+  private static void indexRegisteredDuringOutage(RefreshService refreshService) {
     try {
-      popularity.restore();
+      int added = refreshService.indexRegisteredDuringOutage();
+      if (added > 0) {
+        LOG.info("{} keys registered while Redis was unreachable added to the due index", added);
+      }
     } catch (RuntimeException e) {
-      LOG.warn("popularity not restored from PostgreSQL ({}); hot keys come back as they are read", e.getMessage());
+      LOG.warn("keys registered during the Redis outage not indexed yet ({}); the periodic sweep adds them", e.getMessage());
     }
+  }
+
+  /** This replica's name in logs and in the prewarm record: the pod name on Kubernetes. */
+  private static String replicaId() {
+    String host = System.getenv("HOSTNAME");
+    String suffix = java.util.UUID.randomUUID().toString().substring(0, 8);
+    return host == null || host.isBlank() ? "replica-" + suffix : host + "-" + suffix;
   }
 
   private static List<SourceDefinition> sourceDefinitions(RefresherConfiguration config) {
     List<SourceDefinition> sources = new ArrayList<>();
     config.getSources().forEach((name, factory) -> sources.add(factory.build(name)));
     return sources;
-  }
-
-  private static void runReconcile(DueIndexReconciler reconciler) {
-    try {
-      reconciler.reconcile();
-    } catch (RuntimeException e) {
-      LOG.warn("due index rebuild failed ({}); the periodic sweep will retry", e.getMessage());
-    }
   }
 
   private static Managed closing(Runnable close) {

@@ -100,6 +100,36 @@ class ArchitectureTest {
   }
 
   @Test
+  void prewarm_dependencies_includeNoFramework() {
+    ArchRule rule =
+        noClasses()
+            .that()
+            .resideInAPackage("io.refresher.prewarm..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(FRAMEWORKS)
+            .because("what a data loss means and what to refill first are domain decisions");
+
+    rule.check(classes);
+  }
+
+  @Test
+  void domain_dependencies_includeNoAdapterPackage() {
+    ArchRule rule =
+        noClasses()
+            .that()
+            .resideInAnyPackage("io.refresher.registry..", "io.refresher.refresh..", "io.refresher.access..", "io.refresher.prewarm..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                "io.refresher.cache..", "io.refresher.persistence..", "io.refresher.scheduling..", "io.refresher.api..",
+                "io.refresher.health..", "io.refresher.config..")
+            .because("the domain talks to its adapters through ports it owns");
+
+    rule.check(classes);
+  }
+
+  @Test
   void jaxRs_dependencies_onlyFromApi() {
     ArchRule rule =
         noClasses()

@@ -23,6 +23,15 @@ public final class HotSetAdmission implements HotSetMembership {
         ONE_SECOND_OF_READS + settings.settle().toMillis() + settings.sampleInterval().toMillis();
   }
 
+  /**
+   * How long after its registration a {@code hot} key is kept without reads: the counting delay
+   * plus {@code coldAfter}. A refill after a data loss keeps the keys registered within it.
+   */
+  public static java.time.Duration registrationGrace(AccessSettings settings) {
+    return settings.coldAfter()
+        .plusMillis(ONE_SECOND_OF_READS + settings.settle().toMillis() + settings.sampleInterval().toMillis());
+  }
+
   @Override
   public void admit(String key, long atMillis) {
     store.update(Map.of(key, atMillis + countingDelayMillis), List.of());

@@ -1,6 +1,10 @@
 package io.refresher.cache;
 
+import io.refresher.prewarm.PrewarmPorts;
+import io.refresher.refresh.ClaimLeases;
 import io.refresher.refresh.DueIndex;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -21,7 +25,7 @@ import org.redisson.client.codec.StringCodec;
  *
  * <p>The index is rebuilt from PostgreSQL when lost ({@link io.refresher.refresh.DueIndexReconciler}).
  */
-public final class RedisDueIndex implements DueIndex {
+public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.RefillSchedule {
 
   public static final String PREFIX = "refresher:due:";
 
@@ -35,14 +39,65 @@ public final class RedisDueIndex implements DueIndex {
       return due
       """;
 
-  /** KEYS: shard. ARGV: flag (XX or NX), score, member, score, member... Returns how many changed. */
+  /**
+   * KEYS: shard, its planned-times hash. ARGV: flag (XX, NX or LT), score, member, score, member...
+   * Returns how many changed. A key that gets a new time starts a new plan: its first-planned time
+   * is forgotten.
+   */
   static final String ZADD_FLAGGED =
       """
       local changed = 0
       for i = 2, #ARGV, 2 do
-        changed = changed + redis.call('ZADD', KEYS[1], ARGV[1], 'CH', ARGV[i], ARGV[i + 1])
+        local moved = redis.call('ZADD', KEYS[1], ARGV[1], 'CH', ARGV[i], ARGV[i + 1])
+        if moved == 1 then redis.call('HDEL', KEYS[2], ARGV[i + 1]) end
+        changed = changed + moved
       end
       return changed
+      """;
+
+  /**
+   * KEYS: shard, its planned-times hash. ARGV: horizon, limit, lease score. Claims like {@link
+   * #CLAIM} and keeps each key's first planned time (HSETNX), so that a key claimed again after a
+   * lost claim still reports when it was planned. Returns member, planned, member, planned, ...
+   */
+  static final String CLAIM_TAGGED =
+      """
+      local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
+      local out = {}
+      for i = 1, #due, 2 do
+        redis.call('ZADD', KEYS[1], ARGV[3], due[i])
+        redis.call('HSETNX', KEYS[2], due[i], due[i + 1])
+        out[#out + 1] = due[i]
+        out[#out + 1] = redis.call('HGET', KEYS[2], due[i])
+      end
+      return out
+      """;
+
+  /** KEYS: shard. ARGV: renewed score, member, expected score, ... Returns the members not renewed. */
+  static final String RENEW =
+      """
+      local lost = {}
+      for i = 2, #ARGV, 2 do
+        local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+        if score and tonumber(score) == tonumber(ARGV[i + 1]) then
+          redis.call('ZADD', KEYS[1], 'XX', ARGV[1], ARGV[i])
+        else
+          lost[#lost + 1] = ARGV[i]
+        end
+      end
+      return lost
+      """;
+
+  /** KEYS: shard, its planned-times hash. ARGV: lease score. Returns member, planned, ... */
+  static final String CLAIMED_WITH =
+      """
+      local claimed = redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[1])
+      local out = {}
+      for i = 1, #claimed do
+        out[#out + 1] = claimed[i]
+        out[#out + 1] = redis.call('HGET', KEYS[2], claimed[i]) or ARGV[1]
+      end
+      return out
       """;
 
   private final RedissonClient redisson;
@@ -55,6 +110,11 @@ public final class RedisDueIndex implements DueIndex {
 
   static String shardKey(int shard) {
     return PREFIX + "{" + shard + "}";
+  }
+
+  /** Each shard's first-planned times of claimed keys (same slot as the shard). */
+  static String plannedKey(int shard) {
+    return PREFIX + "{" + shard + "}:planned";
   }
 
   int shardOf(String key) {
@@ -97,9 +157,103 @@ public final class RedisDueIndex implements DueIndex {
   }
 
   @Override
+  public List<DueKey> claim(long horizonMillis, int limit, double leaseScore) {
+    int perShard = Math.max(1, (limit + shards - 1) / shards);
+    List<List<Object>> results =
+        perShard(
+            CLAIM_TAGGED,
+            shard -> List.of(Long.toString(horizonMillis), Integer.toString(perShard), Double.toString(leaseScore)),
+            "claim of due keys");
+    List<DueKey> claimed = pairs(results);
+    claimed.sort((a, b) -> Long.compare(a.plannedAtMillis(), b.plannedAtMillis()));
+    return claimed;
+  }
+
+  @Override
+  public Set<String> renew(Map<String, Double> expectedScores, double renewedScore) {
+    if (expectedScores.isEmpty()) {
+      return Set.of();
+    }
+    List<List<Object>> args = new ArrayList<>(shards);
+    for (int shard = 0; shard < shards; shard++) {
+      List<Object> list = new ArrayList<>();
+      list.add(Double.toString(renewedScore));
+      args.add(list);
+    }
+    expectedScores.forEach(
+        (key, expected) -> {
+          List<Object> shard = args.get(shardOf(key));
+          shard.add(key);
+          shard.add(Double.toString(expected));
+        });
+    Set<String> lost = new HashSet<>();
+    try {
+      RBatch batch = redisson.createBatch();
+      for (int shard = 0; shard < shards; shard++) {
+        if (args.get(shard).size() > 1) {
+          batch
+              .getScript(StringCodec.INSTANCE)
+              .evalAsync(
+                  shardKey(shard), RScript.Mode.READ_WRITE, RENEW, RScript.ReturnType.MULTI,
+                  List.<Object>of(shardKey(shard)), args.get(shard).toArray());
+        }
+      }
+      for (Object result : batch.execute().getResponses()) {
+        for (Object member : (List<?>) result) {
+          lost.add((String) member);
+        }
+      }
+      return lost;
+    } catch (RedisException e) {
+      throw RedisCacheStore.unavailable("renewal of claims", e);
+    }
+  }
+
+  @Override
+  public List<DueKey> claimedWith(double leaseScore) {
+    return pairs(perShard(CLAIMED_WITH, shard -> List.of(Double.toString(leaseScore)), "lookup of a claim"));
+  }
+
+  private List<List<Object>> perShard(
+      String script, java.util.function.IntFunction<List<Object>> argsOf, String what) {
+    try {
+      RBatch batch = redisson.createBatch();
+      for (int shard = 0; shard < shards; shard++) {
+        batch
+            .getScript(StringCodec.INSTANCE)
+            .evalAsync(
+                shardKey(shard), RScript.Mode.READ_WRITE, script, RScript.ReturnType.MULTI,
+                List.<Object>of(shardKey(shard), plannedKey(shard)), argsOf.apply(shard).toArray());
+      }
+      List<List<Object>> results = new ArrayList<>();
+      for (Object result : batch.execute().getResponses()) {
+        @SuppressWarnings("unchecked")
+        List<Object> list = (List<Object>) result;
+        results.add(list);
+      }
+      return results;
+    } catch (RedisException e) {
+      throw RedisCacheStore.unavailable(what, e);
+    }
+  }
+
+  private static List<DueKey> pairs(List<List<Object>> results) {
+    List<DueKey> keys = new ArrayList<>();
+    for (List<Object> pairs : results) {
+      for (int i = 0; i + 1 < pairs.size(); i += 2) {
+        keys.add(new DueKey((String) pairs.get(i), (long) Double.parseDouble((String) pairs.get(i + 1))));
+      }
+    }
+    return keys;
+  }
+
+  @Override
   public void schedule(String key, long atMillis) {
     try {
-      redisson.getScoredSortedSet(shardKey(shardOf(key)), StringCodec.INSTANCE).add(atMillis, key);
+      RBatch batch = redisson.createBatch();
+      batch.getScoredSortedSet(shardKey(shardOf(key)), StringCodec.INSTANCE).addAsync(atMillis, key);
+      batch.getMap(plannedKey(shardOf(key)), StringCodec.INSTANCE).fastRemoveAsync(key);
+      batch.execute();
     } catch (RedisException e) {
       throw RedisCacheStore.unavailable("scheduling of key '" + key + "'", e);
     }
@@ -134,6 +288,22 @@ public final class RedisDueIndex implements DueIndex {
     return runFlagged(args, "repair");
   }
 
+  /** {@code ZADD LT}: added when missing, moved only to an earlier time. */
+  @Override
+  public int scheduleEarliest(Map<String, Double> dueAtMillis) {
+    if (dueAtMillis.isEmpty()) {
+      return 0;
+    }
+    List<List<Object>> args = newShardLists("LT");
+    dueAtMillis.forEach(
+        (key, at) -> {
+          List<Object> shard = args.get(shardOf(key));
+          shard.add(Double.toString(at));
+          shard.add(key);
+        });
+    return runFlagged(args, "refill");
+  }
+
   private List<List<Object>> newShardLists(String flag) {
     List<List<Object>> args = new ArrayList<>(shards);
     for (int shard = 0; shard < shards; shard++) {
@@ -157,7 +327,7 @@ public final class RedisDueIndex implements DueIndex {
                   RScript.Mode.READ_WRITE,
                   ZADD_FLAGGED,
                   RScript.ReturnType.INTEGER,
-                  List.<Object>of(shardKey(shard)),
+                  List.<Object>of(shardKey(shard), plannedKey(shard)),
                   shardArgs.toArray());
         }
       }
@@ -180,6 +350,7 @@ public final class RedisDueIndex implements DueIndex {
       RBatch batch = redisson.createBatch();
       for (String key : keys) {
         batch.getScoredSortedSet(shardKey(shardOf(key)), StringCodec.INSTANCE).removeAsync(key);
+        batch.getMap(plannedKey(shardOf(key)), StringCodec.INSTANCE).fastRemoveAsync(key);
       }
       batch.execute();
     } catch (RedisException e) {

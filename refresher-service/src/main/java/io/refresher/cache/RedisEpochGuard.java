@@ -25,8 +25,12 @@ import org.slf4j.LoggerFactory;
  * the data-loss action (rebuilding the due index); the others adopt the winner's epoch. Keyspace
  * notifications are not used: they are lost while disconnected.
  *
- * <p>The same action runs when Redis becomes reachable again after an outage: keys registered
- * while it was down could not be put in the due index then.
+ * <p>Redis that was only unreachable (a restart that kept its data, a network blip) comes back
+ * with its marker: then no recovery runs, only {@code onReachableAgain} (which puts keys
+ * registered during the outage into the due index). While Redis is unreachable the marker is
+ * checked every {@value #UNREACHABLE_CHECK_MILLIS} ms, so a loss is noticed within a fraction of
+ * a second of Redis accepting connections again. The data-loss action runs on the caller's
+ * executor, never on the checking thread.
  *
  * <p>Failure semantics: when Redis or PostgreSQL cannot be reached, the current epoch is kept and
  * the next check tries again.
@@ -38,21 +42,37 @@ public final class RedisEpochGuard implements EpochSource {
 
   private final RedissonClient redisson;
   private final EpochStore store;
-  private final Runnable repairDueIndex;
+  static final long UNREACHABLE_CHECK_MILLIS = 100;
+
+  /** What a data loss means for the service (the prewarm): given the new epoch. */
+  public interface DataLossListener {
+    void onDataLoss(long epoch);
+  }
+
+  private final DataLossListener onDataLoss;
+  private final Runnable onReachableAgain;
   private volatile boolean unreachable;
+  private volatile long lastCheckMillis;
   private final Duration interval;
   private final AtomicLong epoch = new AtomicLong();
   private final AtomicLong dataLosses = new AtomicLong();
   private ScheduledExecutorService thread;
 
   /**
-   * @param repairDueIndex runs after data loss is detected (by the replica that won the new epoch)
-   *     and after Redis is reachable again following an outage
+   * @param onDataLoss runs after a data loss is detected, on the replica that set the new epoch
+   *     only; must return quickly (hand the work to an executor)
+   * @param onReachableAgain runs when Redis answers again after an outage, with its data
    */
-  public RedisEpochGuard(RedissonClient redisson, EpochStore store, Runnable repairDueIndex, Duration interval) {
+  public RedisEpochGuard(
+      RedissonClient redisson,
+      EpochStore store,
+      DataLossListener onDataLoss,
+      Runnable onReachableAgain,
+      Duration interval) {
     this.redisson = redisson;
     this.store = store;
-    this.repairDueIndex = repairDueIndex;
+    this.onDataLoss = onDataLoss;
+    this.onReachableAgain = onReachableAgain;
     this.interval = interval;
   }
 
@@ -75,7 +95,8 @@ public final class RedisEpochGuard implements EpochSource {
               t.setDaemon(true);
               return t;
             });
-    thread.scheduleWithFixedDelay(this::check, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    long tick = Math.min(interval.toMillis(), UNREACHABLE_CHECK_MILLIS);
+    thread.scheduleWithFixedDelay(this::tick, tick, tick, TimeUnit.MILLISECONDS);
   }
 
   public synchronized void stop() {
@@ -85,8 +106,15 @@ public final class RedisEpochGuard implements EpochSource {
     }
   }
 
+  private void tick() {
+    if (unreachable || System.currentTimeMillis() - lastCheckMillis >= interval.toMillis()) {
+      check();
+    }
+  }
+
   /** One check; public so tests and the restart path can force it. */
   public void check() {
+    lastCheckMillis = System.currentTimeMillis();
     try {
       RBucket<String> marker = redisson.getBucket(MARKER, StringCodec.INSTANCE);
       String current = marker.get();
@@ -95,8 +123,8 @@ public final class RedisEpochGuard implements EpochSource {
       if (current != null) {
         adopt(current);
         if (wasUnreachable) {
-          LOG.info("Redis reachable again; sweeping the due index for keys registered during the outage");
-          repairDueIndex.run();
+          LOG.info("Redis reachable again with its data (epoch {}): no recovery needed", current);
+          onReachableAgain.run();
         }
         return;
       }
@@ -105,9 +133,9 @@ public final class RedisEpochGuard implements EpochSource {
         epoch.set(next);
         dataLosses.incrementAndGet();
         LOG.warn(
-            "Redis holds no epoch marker: it is new or lost its data. Data epoch is now {}; rebuilding the due index",
+            "Redis holds no epoch marker: it is new or lost its data. Data epoch is now {}; this replica leads the refill",
             next);
-        repairDueIndex.run();
+        onDataLoss.onDataLoss(next);
       } else {
         adopt(marker.get());
       }

@@ -168,6 +168,23 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
   }
 
   @Override
+  public List<String> hotKeysRegisteredSince(java.time.Instant since, int limit) {
+    return call(
+        () ->
+            jdbi.withHandle(
+                handle ->
+                    handle
+                        .createQuery(
+                            "SELECT key FROM refresher_key WHERE policy = :policy AND updated_at >= :since"
+                                + " ORDER BY updated_at DESC LIMIT :limit")
+                        .bind("policy", RefreshPolicy.HOT.jsonName())
+                        .bind("since", Timestamp.from(since))
+                        .bind("limit", limit)
+                        .mapTo(String.class)
+                        .list()));
+  }
+
+  @Override
   public long count() {
     return call(
         () -> jdbi.withHandle(handle -> handle.createQuery("SELECT count(*) FROM refresher_key").mapTo(Long.class).one()));

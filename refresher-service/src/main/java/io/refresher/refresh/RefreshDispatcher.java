@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -42,6 +43,7 @@ public final class RefreshDispatcher {
   private static final Logger LOG = LoggerFactory.getLogger(RefreshDispatcher.class);
 
   private final DueIndex index;
+  private final ClaimLeases leases;
   private final RegistrationLookup registrations;
   private final Refresher refresher;
   private final RescheduleBuffer reschedules;
@@ -55,14 +57,22 @@ public final class RefreshDispatcher {
   private final AtomicLong lastTickMillis = new AtomicLong();
   private final AtomicLong claimedTotal = new AtomicLong();
 
-  /** Claimed keys whose time has not come yet; given back to the index on stop. */
-  private final Set<DueRefresh> waiting = ConcurrentHashMap.newKeySet();
+  /** Claimed keys, waiting for their time or running, by key; their leases are renewed while held. */
+  private final ConcurrentHashMap<String, DueRefresh> held = new ConcurrentHashMap<>();
+  /** Claims whose reply was lost: their keys are looked up by lease score until the lease ends. */
+  private final List<LostClaim> lostClaims = new ArrayList<>();
+  private final AtomicLong droppedClaims = new AtomicLong();
+  private final AtomicLong adoptedClaims = new AtomicLong();
+  private long lastRenewalMillis;
+
+  private record LostClaim(double leaseScore, long leaseUntilMillis) {}
 
   private ScheduledExecutorService dispatcherThread;
   private ScheduledThreadPoolExecutor workers;
 
   public RefreshDispatcher(
       DueIndex index,
+      ClaimLeases leases,
       RegistrationLookup registrations,
       Refresher refresher,
       RescheduleBuffer reschedules,
@@ -71,6 +81,7 @@ public final class RefreshDispatcher {
       LagTracker lag,
       InstantSource clock) {
     this.index = index;
+    this.leases = leases;
     this.registrations = registrations;
     this.refresher = refresher;
     this.reschedules = reschedules;
@@ -138,6 +149,16 @@ public final class RefreshDispatcher {
     return claimedTotal.get();
   }
 
+  /** Claimed keys dropped before running because their claim was lost or about to run out. */
+  public long droppedClaims() {
+    return droppedClaims.get();
+  }
+
+  /** Keys recovered from claims whose reply was lost. */
+  public long adoptedClaims() {
+    return adoptedClaims.get();
+  }
+
   public boolean isRunning() {
     ScheduledExecutorService thread = dispatcherThread;
     return thread != null && !thread.isShutdown();
@@ -146,6 +167,8 @@ public final class RefreshDispatcher {
   void tick() {
     try {
       reschedules.flush();
+      renewLeases();
+      recoverLostClaims();
       while (claimOnce()) {
         // A full batch means more may be due: claim again without waiting for the next poll.
       }
@@ -172,13 +195,57 @@ public final class RefreshDispatcher {
     }
     int limit = Math.min(capacity, settings.claimBatch());
     long now = clock.millis();
-    List<DueIndex.DueKey> claimed =
-        index.claim(
-            now + settings.lookahead().toMillis(), limit, now + settings.claimLease().toMillis());
+    long leaseUntil = now + settings.claimLease().toMillis();
+    double leaseScore = leaseScore(leaseUntil);
+    List<DueIndex.DueKey> claimed;
+    try {
+      claimed = leases.claim(now + settings.lookahead().toMillis(), limit, leaseScore);
+    } catch (CacheUnavailableException e) {
+      // The script may have run although its reply never came: look its keys up next time.
+      synchronized (lostClaims) {
+        lostClaims.add(new LostClaim(leaseScore, leaseUntil));
+      }
+      throw e;
+    }
     if (claimed.isEmpty()) {
       return false;
     }
     claimedTotal.addAndGet(claimed.size());
+    startAll(claimed, leaseScore, leaseUntil, now);
+    return claimed.size() >= limit;
+  }
+
+  /**
+   * Looks up the keys of claims whose reply was lost, and takes them as claimed. A claim sent
+   * while Redis stalled runs when it resumes; its keys would otherwise wait out the whole lease.
+   */
+  private void recoverLostClaims() {
+    List<LostClaim> lost;
+    synchronized (lostClaims) {
+      if (lostClaims.isEmpty()) {
+        return;
+      }
+      long now = clock.millis();
+      lostClaims.removeIf(claim -> claim.leaseUntilMillis() <= now);
+      lost = new ArrayList<>(lostClaims);
+    }
+    long now = clock.millis();
+    for (LostClaim claim : lost) {
+      List<DueIndex.DueKey> found = new ArrayList<>();
+      for (DueIndex.DueKey due : leases.claimedWith(claim.leaseScore())) {
+        if (!held.containsKey(due.key())) {
+          found.add(due);
+        }
+      }
+      if (!found.isEmpty()) {
+        adoptedClaims.addAndGet(found.size());
+        LOG.info("recovered {} keys of a claim whose reply was lost", found.size());
+        startAll(found, claim.leaseScore(), claim.leaseUntilMillis(), now);
+      }
+    }
+  }
+
+  private void startAll(List<DueIndex.DueKey> claimed, double leaseScore, long leaseUntil, long now) {
     List<String> keys = new ArrayList<>(claimed.size());
     claimed.forEach(due -> keys.add(due.key()));
     Map<String, Registration> found;
@@ -199,7 +266,7 @@ public final class RefreshDispatcher {
         orphans.put(due.key(), due.plannedAtMillis());
         continue;
       }
-      startAt(registration, due.plannedAtMillis(), now);
+      startAt(registration, due.plannedAtMillis(), leaseScore, leaseUntil, now);
     }
     if (!orphans.isEmpty()) {
       // Deleted (or their template was) while due: drop from the index so they are not handed out
@@ -212,29 +279,103 @@ public final class RefreshDispatcher {
           gone.add(orphan.getKey());
           continue;
         }
-        startAt(registration, orphan.getValue(), now);
+        startAt(registration, orphan.getValue(), leaseScore, leaseUntil, now);
       }
       if (!gone.isEmpty()) {
         index.remove(gone);
       }
     }
-    return claimed.size() >= limit;
+  }
+
+  /**
+   * Keeps the claims of held keys: every third of a lease, keys whose lease ends within two
+   * thirds of one are renewed in one batch. A key whose claim turns out lost (another replica
+   * claimed it after this one stalled, or it was rescheduled or removed) is dropped, not run. The
+   * registrations of the renewed waiting keys are read again, so a key that waited long runs with
+   * its current registration (and not at all if it was deleted).
+   */
+  private void renewLeases() {
+    long now = clock.millis();
+    long lease = settings.claimLease().toMillis();
+    if (now - lastRenewalMillis < lease / 3) {
+      return;
+    }
+    lastRenewalMillis = now;
+    Map<String, Double> expiring = new HashMap<>();
+    for (DueRefresh task : held.values()) {
+      if (task.leaseUntilMillis - now < lease * 2 / 3) {
+        expiring.put(task.key(), task.leaseScore);
+      }
+    }
+    if (expiring.isEmpty()) {
+      return;
+    }
+    long renewedUntil = now + lease;
+    double renewedScore = leaseScore(renewedUntil);
+    Set<String> lost = leases.renew(expiring, renewedScore);
+    List<String> waitingKeys = new ArrayList<>();
+    for (String key : expiring.keySet()) {
+      DueRefresh task = held.get(key);
+      if (task == null) {
+        continue;
+      }
+      if (lost.contains(key)) {
+        if (task.cancel()) {
+          droppedClaims.incrementAndGet();
+          LOG.debug("claim of key '{}' lost while it waited; dropped", key);
+        }
+        continue;
+      }
+      task.renewed(renewedScore, renewedUntil);
+      if (!task.started) {
+        waitingKeys.add(key);
+      }
+    }
+    if (!waitingKeys.isEmpty()) {
+      Map<String, Registration> current = registrations.findAll(waitingKeys);
+      for (String key : waitingKeys) {
+        DueRefresh task = held.get(key);
+        Registration registration = current.get(key);
+        if (task == null) {
+          continue;
+        }
+        if (registration == null) {
+          if (task.cancel()) {
+            index.remove(List.of(key));
+          }
+        } else {
+          task.registration = registration;
+        }
+      }
+    }
+    if (!lost.isEmpty()) {
+      LOG.info("{} waiting keys dropped: their claims were taken over (this replica was too slow or stalled)", lost.size());
+    }
+  }
+
+  /**
+   * The lease's end plus a fraction naming this claim: 1..1023 / 1024 of a millisecond, exact in a
+   * double for epoch milliseconds below 2^43 (the year 2248).
+   */
+  private static double leaseScore(long leaseUntilMillis) {
+    return leaseUntilMillis + ThreadLocalRandom.current().nextInt(1, 1024) / 1024.0;
   }
 
   /** Holds a claimed key in memory until its due time, then refreshes it on a worker. */
-  private void startAt(Registration registration, long plannedAtMillis, long now) {
+  private void startAt(Registration registration, long plannedAtMillis, double leaseScore, long leaseUntil, long now) {
+    DueRefresh task = new DueRefresh(registration, plannedAtMillis, leaseScore, leaseUntil);
+    if (held.putIfAbsent(registration.key(), task) != null) {
+      return; // already held (a recovered claim that was also claimed again)
+    }
     inFlight.incrementAndGet();
-    DueRefresh task = new DueRefresh(registration, plannedAtMillis);
-    waiting.add(task);
-    workers.schedule(task, Math.max(0, plannedAtMillis - now), TimeUnit.MILLISECONDS);
+    task.future = workers.schedule(task, Math.max(0, plannedAtMillis - now), TimeUnit.MILLISECONDS);
   }
 
   private int giveBack() {
     Map<String, Long> back = new HashMap<>();
-    for (DueRefresh task : waiting) {
-      if (waiting.remove(task)) {
-        back.put(task.registration.key(), task.plannedAtMillis);
-        inFlight.decrementAndGet();
+    for (DueRefresh task : held.values()) {
+      if (task.cancel()) {
+        back.put(task.key(), task.plannedAtMillis);
       }
     }
     if (!back.isEmpty()) {
@@ -258,31 +399,78 @@ public final class RefreshDispatcher {
 
   /** One claimed key waiting for, then running, its refresh. */
   private final class DueRefresh implements Runnable {
-    private final Registration registration;
+    private volatile Registration registration;
     private final long plannedAtMillis;
+    private volatile double leaseScore;
+    private volatile long leaseUntilMillis;
+    private volatile boolean started;
+    private volatile java.util.concurrent.ScheduledFuture<?> future;
+    private final java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
 
-    DueRefresh(Registration registration, long plannedAtMillis) {
+    DueRefresh(Registration registration, long plannedAtMillis, double leaseScore, long leaseUntilMillis) {
       this.registration = registration;
       this.plannedAtMillis = plannedAtMillis;
+      this.leaseScore = leaseScore;
+      this.leaseUntilMillis = leaseUntilMillis;
+    }
+
+    String key() {
+      return registration.key();
+    }
+
+    void renewed(double score, long until) {
+      leaseScore = score;
+      leaseUntilMillis = until;
+    }
+
+    /** Drops a key that has not started; true if this call dropped it. */
+    synchronized boolean cancel() {
+      if (started || !settled.compareAndSet(false, true)) {
+        return false;
+      }
+      held.remove(key(), this);
+      inFlight.decrementAndGet();
+      java.util.concurrent.ScheduledFuture<?> scheduled = future;
+      if (scheduled != null) {
+        scheduled.cancel(false);
+      }
+      return true;
     }
 
     @Override
     public void run() {
-      if (!waiting.remove(this)) {
-        return; // given back on stop
+      synchronized (this) {
+        if (settled.get()) {
+          return; // given back on stop, or its claim was lost
+        }
+        started = true;
       }
       try {
-        Duration late = Duration.ofMillis(Math.max(0, clock.millis() - plannedAtMillis));
+        long now = clock.millis();
+        // A key whose lease is about to run out may be handed to another replica any moment: let
+        // it go rather than risk two runs (it is back in the index when the lease ends).
+        if (now >= leaseUntilMillis - leaseSafetyMillis()) {
+          droppedClaims.incrementAndGet();
+          LOG.debug("key '{}' not run: its claim lease ends at {}", key(), leaseUntilMillis);
+          return;
+        }
+        Duration late = Duration.ofMillis(Math.max(0, now - plannedAtMillis));
         listener.onLag(late);
         lag.record(late);
         refresher.refresh(registration, Trigger.SCHEDULED);
       } catch (RuntimeException e) {
         // The executor would swallow it silently; the key's claim lease brings it back.
-        LOG.error("scheduled refresh of key '{}' failed unexpectedly", registration.key(), e);
+        LOG.error("scheduled refresh of key '{}' failed unexpectedly", key(), e);
       } finally {
+        settled.set(true);
+        held.remove(key(), this);
         inFlight.decrementAndGet();
       }
     }
   }
 
+  /** Margin before a lease's end within which a waiting key is no longer started. */
+  private long leaseSafetyMillis() {
+    return Math.min(1000, settings.claimLease().toMillis() / 10);
+  }
 }

@@ -7,6 +7,8 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What the admin API asks of the refresh side: start keeping a new registration fresh, refresh
@@ -20,6 +22,13 @@ public final class RefreshService {
   private final HotSetMembership hotSet;
   private final DispatchSettings dispatch;
   private final InstantSource clock;
+  /**
+   * Keys registered while Redis was unreachable, to be put in the due index when it answers
+   * again (the periodic sweep would find them too, minutes later). Bounded: beyond it, the sweep.
+   */
+  private final Set<String> unindexed = ConcurrentHashMap.newKeySet();
+
+  private static final int MAX_UNINDEXED = 100_000;
 
   public RefreshService(
       Refresher refresher,
@@ -49,9 +58,27 @@ public final class RefreshService {
       }
       index.schedule(registration.key(), clock.millis() + dispatch.claimLease().toMillis());
     } catch (CacheUnavailableException e) {
-      // The reconciler (always) or the reads (hot) bring it back; the registration is safe in PostgreSQL.
+      // Put in the index when Redis answers again; the registration is safe in PostgreSQL.
+      if (unindexed.size() < MAX_UNINDEXED) {
+        unindexed.add(registration.key());
+      }
     }
     return refresher.refresh(registration, Trigger.REGISTERED);
+  }
+
+  /**
+   * Redis answers again after an outage: adds the keys registered meanwhile to the due index,
+   * due now (their registration's refresh failed). Keeps them for the next call if Redis fails
+   * again.
+   */
+  public int indexRegisteredDuringOutage() {
+    if (unindexed.isEmpty()) {
+      return 0;
+    }
+    List<String> keys = new java.util.ArrayList<>(unindexed);
+    int added = index.addMissing(keys, clock.millis());
+    keys.forEach(unindexed::remove);
+    return added;
   }
 
   public RefreshOutcome refreshNow(Registration registration) {

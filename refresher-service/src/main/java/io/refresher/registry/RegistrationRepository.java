@@ -35,5 +35,12 @@ public interface RegistrationRepository extends RegistrationLookup {
    */
   List<String> keysAfter(String after, int limit, RefreshPolicy policy);
 
+  /**
+   * Up to {@code limit} keys registered (or replaced) with the {@code hot} policy at or after
+   * {@code since}, newest first: the keys still inside their registration grace, which a refill
+   * after a data loss keeps like the popular ones.
+   */
+  List<String> hotKeysRegisteredSince(java.time.Instant since, int limit);
+
   long count();
 }

@@ -70,7 +70,7 @@ class RefreshDispatcherTest {
             return keys.contains(late.key()) ? Map.of(late.key(), late) : Map.of();
           }
         };
-    dispatcher = new RefreshDispatcher(index, lookup, refresher(), new RescheduleBuffer(index), DISPATCH,
+    dispatcher = new RefreshDispatcher(index, index, lookup, refresher(), new RescheduleBuffer(index), DISPATCH,
         RefreshListener.NONE, new LagTracker(), InstantSource.system());
 
     dispatcher.start();
@@ -134,7 +134,7 @@ class RefreshDispatcherTest {
   }
 
   /** Hands out its keys once, as due now; records removals. */
-  private static final class RecordingIndex implements DueIndex {
+  private static final class RecordingIndex implements DueIndex, ClaimLeases {
     private final List<String> due;
     final List<String> removed = new CopyOnWriteArrayList<>();
 
@@ -148,6 +148,21 @@ class RefreshDispatcherTest {
       due.forEach(key -> claimed.add(new DueKey(key, System.currentTimeMillis())));
       due.clear();
       return claimed;
+    }
+
+    @Override
+    public List<DueKey> claim(long horizonMillis, int limit, double leaseScore) {
+      return claim(horizonMillis, limit, (long) leaseScore);
+    }
+
+    @Override
+    public java.util.Set<String> renew(Map<String, Double> expectedScores, double renewedScore) {
+      return java.util.Set.of();
+    }
+
+    @Override
+    public List<DueKey> claimedWith(double leaseScore) {
+      return List.of();
     }
 
     @Override

@@ -1,0 +1,65 @@
+package io.refresher.api;
+
+import io.refresher.prewarm.PrewarmStatus;
+import io.refresher.prewarm.Prewarmer;
+import io.refresher.refresh.EpochSource;
+import jakarta.annotation.security.PermitAll;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/**
+ * {@code GET /v1/prewarm}: where the refill after the last Redis data loss (or the last manual
+ * prewarm) stands, as the replica that leads it reports it. {@code POST /v1/prewarm}: refill now
+ * every popular, {@code always} or in-grace key that is missing from Redis, hottest first, within
+ * the datasources' load bound: 202 with the new refill's status, or 409 with the running one's.
+ */
+@Path("/v1/prewarm")
+@Produces(MediaType.APPLICATION_JSON)
+@PermitAll
+public final class PrewarmResource {
+
+  private final Prewarmer prewarmer;
+  private final EpochSource epochs;
+
+  public PrewarmResource(Prewarmer prewarmer, EpochSource epochs) {
+    this.prewarmer = prewarmer;
+    this.epochs = epochs;
+  }
+
+  @GET
+  public PrewarmStatus status() {
+    return prewarmer.status();
+  }
+
+  @POST
+  public Response start() {
+    PrewarmStatus before = prewarmer.status();
+    if (before.running()) {
+      return conflict(before);
+    }
+    PrewarmStatus started = prewarmer.startManual(epochs.currentEpoch());
+    if (started.running() && "manual".equals(started.trigger()) && started.startedAt() != null
+        && (before.startedAt() == null || started.startedAt().isAfter(before.startedAt()))) {
+      return Response.accepted(started).build();
+    }
+    if (started.running()) {
+      return conflict(started);
+    }
+    // Nothing was missing: the refill finished as it started.
+    return Response.accepted(started).build();
+  }
+
+  private static Response conflict(PrewarmStatus running) {
+    return Response.status(Response.Status.CONFLICT)
+        .entity(
+            ApiError.of(
+                409,
+                "a prewarm is already running (" + running.trigger() + ", led by " + running.leader() + ", "
+                    + running.left() + " of " + running.total() + " keys left); GET /v1/prewarm follows it"))
+        .build();
+  }
+}

@@ -1,0 +1,31 @@
+package io.refresher.health;
+
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.MetricRegistry;
+import io.refresher.prewarm.PrewarmStatus;
+import io.refresher.prewarm.Prewarmer;
+
+/**
+ * Prewarm metrics, from the refill this replica leads (zero on the others): {@code
+ * refresher.prewarm.running} (1 while running), {@code .total}, {@code .done}, {@code .left},
+ * {@code .failed}, {@code .keys-per-second}, and {@code refresher.prewarm.runs} (refills led since
+ * start).
+ */
+public final class PrewarmMetrics {
+
+  private PrewarmMetrics() {}
+
+  public static void register(MetricRegistry metrics, Prewarmer prewarmer) {
+    metrics.register("refresher.prewarm.running", (Gauge<Integer>) () -> local(prewarmer).running() ? 1 : 0);
+    metrics.register("refresher.prewarm.total", (Gauge<Long>) () -> local(prewarmer).total());
+    metrics.register("refresher.prewarm.done", (Gauge<Long>) () -> local(prewarmer).done());
+    metrics.register("refresher.prewarm.left", (Gauge<Long>) () -> local(prewarmer).left());
+    metrics.register("refresher.prewarm.failed", (Gauge<Long>) () -> local(prewarmer).failed());
+    metrics.register("refresher.prewarm.keys-per-second", (Gauge<Double>) () -> local(prewarmer).keysPerSecond());
+    metrics.register("refresher.prewarm.runs", (Gauge<Long>) prewarmer::runs);
+  }
+
+  private static PrewarmStatus local(Prewarmer prewarmer) {
+    return prewarmer.localStatus().orElse(PrewarmStatus.idle());
+  }
+}

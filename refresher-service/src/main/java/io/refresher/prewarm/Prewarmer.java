@@ -1,0 +1,453 @@
+package io.refresher.prewarm;
+
+import io.refresher.access.AccessSettings;
+import io.refresher.access.HotSetStore;
+import io.refresher.access.PopularityArchive;
+import io.refresher.access.PopularityKeeper;
+import io.refresher.prewarm.PrewarmPorts.PrewarmRecords;
+import io.refresher.prewarm.PrewarmPorts.RefillSchedule;
+import io.refresher.prewarm.PrewarmPorts.ValuePresence;
+import io.refresher.prewarm.PrewarmPorts.ValuePresence.Presence;
+import io.refresher.refresh.CacheUnavailableException;
+import io.refresher.registry.RefreshPolicy;
+import io.refresher.registry.Registration;
+import io.refresher.registry.RegistrationLookup;
+import io.refresher.registry.RegistrationRepository;
+import io.refresher.registry.RegistryUnavailableException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Refills Redis after it lost its data: the popular keys and the {@code always} keys, hottest
+ * first, at the rate each datasource's load bound allows, through the one refresh path.
+ *
+ * <ol>
+ *   <li><b>Candidates</b>: the keys of the popularity saved in PostgreSQL whose rate, decayed since
+ *       it was saved, is still at or above the hot threshold and that a registration or template
+ *       covers (up to the hot-set cap); every {@code always} registration; and every {@code hot}
+ *       registration still inside its registration grace, which nobody may have read yet.
+ *   <li><b>Only what is missing</b>: a key whose value is in Redis is left alone (a cluster
+ *       master that kept its data, a manual prewarm on a healthy Redis).
+ *   <li><b>Plan</b> ({@link RefillPlanner}): rank by popularity, due times {@code now + i / rate}
+ *       per datasource, written to the due index (earlier wins over a later entry). Hot keys join
+ *       the hot set, so they are kept while read and demoted as usual when not.
+ *   <li><b>Popularity restore</b> (after a data loss only), once the plan is written: the
+ *       sampler then finds the refilled keys already hot instead of promoting them all as due now.
+ *   <li><b>Progress</b>: every half second the keys whose time has come are looked up in Redis;
+ *       the record shared through Redis lets every replica answer {@code GET /v1/prewarm}. A log
+ *       line at the start and the end, and one every {@value #PROGRESS_LOG_SECONDS} s.
+ * </ol>
+ *
+ * <p>Exactly one replica leads: after a data loss, the one that set the new epoch marker; for a
+ * manual prewarm, the one whose {@link PrewarmRecords#tryStart} succeeded. The others follow the
+ * shared record, and their dispatchers do their share of the refreshes through the due index.
+ *
+ * <p>Failure semantics: Redis or PostgreSQL failing while planning abandons this refill with a
+ * WARN (the periodic due-index sweep and the sampler bring the keys back, unordered); failures of
+ * single refreshes are retried with backoff as always and counted as failed while missing.
+ */
+public final class Prewarmer {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Prewarmer.class);
+  private static final int PAGE = 1000;
+  private static final long PROGRESS_EVERY_MILLIS = 500;
+  private static final int PROGRESS_LOG_SECONDS = 5;
+  /** Keys looked up per progress check at most (the ones whose due time has passed come first). */
+  private static final int CHECK_PER_ROUND = 5000;
+  /** A leader's record older than this is taken for a leader that died. */
+  private static final long STALE_AFTER_MILLIS = 15_000;
+  /** A refill whose remaining keys all keep failing for this long is reported finished. */
+  private static final long GIVE_UP_ON_FAILED_MILLIS = 60_000;
+
+  private final PopularityArchive archive;
+  private final PopularityKeeper popularity;
+  private final RegistrationRepository registrations;
+  private final RegistrationLookup lookup;
+  private final ValuePresence presence;
+  private final RefillSchedule schedule;
+  private final HotSetStore hotSet;
+  private final PrewarmRecords records;
+  private final AccessSettings access;
+  private final Duration registrationGrace;
+  private final Map<String, Integer> queriesPerSecond;
+  private final Function<String, String> datasourceOfSource;
+  private final String replicaId;
+  private final ScheduledExecutorService executor;
+  private final InstantSource clock;
+
+  private Run current;
+  private long runs;
+
+  public Prewarmer(
+      PopularityArchive archive,
+      PopularityKeeper popularity,
+      RegistrationRepository registrations,
+      RegistrationLookup lookup,
+      ValuePresence presence,
+      RefillSchedule schedule,
+      HotSetStore hotSet,
+      PrewarmRecords records,
+      AccessSettings access,
+      Duration registrationGrace,
+      Map<String, Integer> queriesPerSecond,
+      Function<String, String> datasourceOfSource,
+      String replicaId,
+      ScheduledExecutorService executor,
+      InstantSource clock) {
+    this.archive = archive;
+    this.popularity = popularity;
+    this.registrations = registrations;
+    this.lookup = lookup;
+    this.presence = presence;
+    this.schedule = schedule;
+    this.hotSet = hotSet;
+    this.records = records;
+    this.access = access;
+    this.registrationGrace = registrationGrace;
+    this.queriesPerSecond = Map.copyOf(queriesPerSecond);
+    this.datasourceOfSource = datasourceOfSource;
+    this.replicaId = replicaId;
+    this.executor = executor;
+    this.clock = clock;
+  }
+
+  /** Redis lost its data and this replica set the new epoch: lead the refill (asynchronously). */
+  public void onDataLoss(long epoch) {
+    executor.execute(() -> start("data-loss", epoch, true, true));
+  }
+
+  /**
+   * {@code POST /v1/prewarm}: refill whatever is missing now, without restoring popularity.
+   *
+   * @return the status of the refill now running: this one, or the one another replica leads
+   */
+  public PrewarmStatus startManual(long epoch) {
+    return start("manual", epoch, false, false);
+  }
+
+  /** This replica's refill if it leads one, else the shared record, else idle. */
+  public synchronized PrewarmStatus status() {
+    if (current != null) {
+      return current.status();
+    }
+    try {
+      return records.load().orElse(PrewarmStatus.idle());
+    } catch (CacheUnavailableException e) {
+      return PrewarmStatus.idle();
+    }
+  }
+
+  /** Refills this replica led since it started. */
+  public synchronized long runs() {
+    return runs;
+  }
+
+  private PrewarmStatus start(String trigger, long epoch, boolean restorePopularity, boolean supersede) {
+    long startedAt = clock.millis();
+    Run run;
+    synchronized (this) {
+      if (current != null && current.running()) {
+        if (!supersede) {
+          return current.status();
+        }
+        current.stop();
+      }
+    }
+    List<RefillPlanner.Planned> plan;
+    try {
+      plan = plan(startedAt);
+    } catch (CacheUnavailableException | RegistryUnavailableException e) {
+      LOG.warn("prewarm ({}) abandoned while planning: {}; keys come back through the sweep and the sampler", trigger, e.getMessage());
+      return status();
+    }
+    long hot = plan.stream().filter(RefillPlanner.Planned::hot).count();
+    Map<String, Integer> bounds = new TreeMap<>();
+    plan.forEach(p -> bounds.put(p.datasource(), queriesPerSecond.getOrDefault(p.datasource(), 0)));
+    PrewarmStatus first =
+        new PrewarmStatus(
+            PrewarmStatus.RUNNING, trigger, epoch, plan.size(), 0, 0, plan.size(), hot, 0, bounds,
+            Instant.ofEpochMilli(startedAt), null, estimatedEnd(plan, startedAt), Instant.ofEpochMilli(startedAt), replicaId);
+    try {
+      if (!records.tryStart(first, STALE_AFTER_MILLIS)) {
+        LOG.info("prewarm ({}) not started here: another replica leads one", trigger);
+        return status();
+      }
+      write(plan, startedAt);
+    } catch (CacheUnavailableException e) {
+      LOG.warn("prewarm ({}) abandoned: Redis unavailable while writing the plan ({})", trigger, e.getMessage());
+      return status();
+    }
+    if (restorePopularity) {
+      restorePopularity();
+    }
+    synchronized (this) {
+      run = new Run(first, plan);
+      current = run;
+      runs++;
+    }
+    LOG.info(
+        "prewarm started ({}, epoch {}): {} keys missing from Redis to refill ({} hot, {} always), hottest first; bound {} queries/s by datasource (0: none); estimated end {}",
+        trigger, epoch, plan.size(), hot, plan.size() - hot, bounds, first.estimatedEndAt());
+    run.future = executor.scheduleWithFixedDelay(run::check, PROGRESS_EVERY_MILLIS, PROGRESS_EVERY_MILLIS, TimeUnit.MILLISECONDS);
+    return first;
+  }
+
+  /** The refill: candidates, only those missing, ranked and paced. */
+  List<RefillPlanner.Planned> plan(long now) {
+    Map<String, RefillPlanner.Candidate> candidates = new LinkedHashMap<>();
+    Map<String, Double> savedRates = new HashMap<>();
+    List<String> popular = new ArrayList<>();
+    for (PopularityArchive.Saved saved : archive.top(access.maxTracked())) {
+      double rate = decayed(saved, now);
+      savedRates.put(saved.key(), rate);
+      if (rate >= access.hotThreshold()) {
+        popular.add(saved.key());
+      }
+    }
+    int hotRoom = access.maxHotKeys();
+    for (int from = 0; from < popular.size() && hotRoom > 0; from += PAGE) {
+      List<String> page = popular.subList(from, Math.min(popular.size(), from + PAGE));
+      Map<String, Registration> covered = lookup.findAll(page);
+      for (String key : page) {
+        Registration registration = covered.get(key);
+        if (registration != null && hotRoom > 0) {
+          hotRoom--;
+          candidates.put(key, candidate(registration, savedRates.get(key), registration.policy() == RefreshPolicy.HOT));
+        }
+      }
+    }
+    List<String> inGrace = registrations.hotKeysRegisteredSince(Instant.ofEpochMilli(now).minus(registrationGrace), access.maxHotKeys());
+    addRegistered(candidates, inGrace, savedRates, true);
+    String after = "";
+    while (true) {
+      List<String> always = registrations.keysAfter(after, PAGE, RefreshPolicy.ALWAYS);
+      addRegistered(candidates, always, savedRates, false);
+      if (always.size() < PAGE) {
+        break;
+      }
+      after = always.get(always.size() - 1);
+    }
+    List<RefillPlanner.Candidate> missing = new ArrayList<>();
+    List<String> keys = new ArrayList<>(candidates.keySet());
+    for (int from = 0; from < keys.size(); from += PAGE) {
+      Map<String, Presence> found = presence.presence(keys.subList(from, Math.min(keys.size(), from + PAGE)));
+      found.forEach(
+          (key, state) -> {
+            if (state != Presence.PRESENT) {
+              missing.add(candidates.get(key));
+            }
+          });
+    }
+    return RefillPlanner.plan(missing, queriesPerSecond, now);
+  }
+
+  private void addRegistered(
+      Map<String, RefillPlanner.Candidate> candidates, List<String> keys, Map<String, Double> savedRates, boolean hot) {
+    List<String> fresh = keys.stream().filter(key -> !candidates.containsKey(key)).toList();
+    if (fresh.isEmpty()) {
+      return;
+    }
+    Map<String, Registration> found = registrations.findAll(fresh);
+    for (String key : fresh) {
+      Registration registration = found.get(key);
+      if (registration != null) {
+        // A key in its grace has no reads counted yet: it ranks as if exactly at the threshold.
+        double rate = savedRates.getOrDefault(key, 0.0);
+        candidates.put(key, candidate(registration, hot ? Math.max(rate, access.hotThreshold()) : rate, hot));
+      }
+    }
+  }
+
+  private RefillPlanner.Candidate candidate(Registration registration, Double rate, boolean hot) {
+    String datasource = datasourceOfSource.apply(registration.source());
+    return new RefillPlanner.Candidate(registration.key(), rate == null ? 0 : rate, datasource == null ? "" : datasource, hot);
+  }
+
+  private double decayed(PopularityArchive.Saved saved, long now) {
+    double halfLives = Math.max(0, now - saved.sampledAt().toEpochMilli()) / (double) access.halfLife().toMillis();
+    return saved.rate() * Math.pow(0.5, halfLives);
+  }
+
+  private void write(List<RefillPlanner.Planned> plan, long now) {
+    for (int from = 0; from < plan.size(); from += PAGE) {
+      List<RefillPlanner.Planned> page = plan.subList(from, Math.min(plan.size(), from + PAGE));
+      Map<String, Long> hot = new HashMap<>();
+      Map<String, Double> due = new LinkedHashMap<>();
+      for (RefillPlanner.Planned planned : page) {
+        due.put(planned.key(), planned.dueAtMillis());
+        if (planned.hot()) {
+          hot.put(planned.key(), now);
+        }
+      }
+      hotSet.update(hot, List.of());
+      schedule.scheduleEarliest(due);
+    }
+  }
+
+  private void restorePopularity() {
+    try {
+      popularity.restore();
+    } catch (RuntimeException e) {
+      LOG.warn("popularity not restored from PostgreSQL ({}); hot keys come back as they are read", e.getMessage());
+    }
+  }
+
+  private Instant estimatedEnd(List<RefillPlanner.Planned> plan, long now) {
+    if (plan.isEmpty()) {
+      return Instant.ofEpochMilli(now);
+    }
+    return Instant.ofEpochMilli((long) Math.max(now, plan.get(plan.size() - 1).dueAtMillis()));
+  }
+
+  /** One refill this replica leads: its keys not confirmed yet, in due order, and its counts. */
+  private final class Run {
+    private final PrewarmStatus first;
+    private final LinkedHashMap<String, Double> pending = new LinkedHashMap<>();
+    private final Set<String> failed = new LinkedHashSet<>();
+    private volatile PrewarmStatus status;
+    private volatile ScheduledFuture<?> future;
+    private long done;
+    private long lastProgressAt;
+    private long lastChangeAt;
+    private long lastLogAt;
+    private long doneAtLastCheck;
+
+    Run(PrewarmStatus first, List<RefillPlanner.Planned> plan) {
+      this.first = first;
+      this.status = first;
+      plan.forEach(planned -> pending.put(planned.key(), planned.dueAtMillis()));
+      long started = first.startedAt().toEpochMilli();
+      lastProgressAt = started;
+      lastChangeAt = started;
+      lastLogAt = started;
+      if (plan.isEmpty()) {
+        finish(started);
+      }
+    }
+
+    boolean running() {
+      return status.running();
+    }
+
+    PrewarmStatus status() {
+      return status;
+    }
+
+    synchronized void stop() {
+      ScheduledFuture<?> scheduled = future;
+      if (scheduled != null) {
+        scheduled.cancel(false);
+      }
+      if (running()) {
+        LOG.info("prewarm superseded by a new one after {} of {} keys", done, first.total());
+        status = copy(PrewarmStatus.FINISHED, clock.millis(), 0);
+      }
+    }
+
+    synchronized void check() {
+      if (!running()) {
+        return;
+      }
+      long now = clock.millis();
+      try {
+        List<String> due = new ArrayList<>();
+        Iterator<Map.Entry<String, Double>> entries = pending.entrySet().iterator();
+        while (entries.hasNext() && due.size() < CHECK_PER_ROUND) {
+          Map.Entry<String, Double> entry = entries.next();
+          if (entry.getValue() > now) {
+            break;
+          }
+          due.add(entry.getKey());
+        }
+        if (!due.isEmpty()) {
+          Map<String, Presence> found = presence.presence(due);
+          for (String key : due) {
+            Presence state = found.getOrDefault(key, Presence.ABSENT);
+            if (state == Presence.PRESENT) {
+              pending.remove(key);
+              failed.remove(key);
+              done++;
+              lastChangeAt = now;
+            } else if (state == Presence.FAILED) {
+              failed.add(key);
+            }
+          }
+        }
+        double perSecond = (done - doneAtLastCheck) * 1000.0 / Math.max(1, now - lastProgressAt);
+        doneAtLastCheck = done;
+        lastProgressAt = now;
+        if (pending.isEmpty() || (pending.size() == failed.size() && now - lastChangeAt >= GIVE_UP_ON_FAILED_MILLIS)) {
+          finish(now);
+          return;
+        }
+        status = copy(PrewarmStatus.RUNNING, 0, perSecond);
+        records.save(status);
+        if (now - lastLogAt >= PROGRESS_LOG_SECONDS * 1000L) {
+          lastLogAt = now;
+          LOG.info(
+              "prewarm: {} of {} keys back, {} left ({} failing), {} keys/s",
+              done, first.total(), pending.size(), failed.size(), String.format("%.0f", perSecond));
+        }
+      } catch (CacheUnavailableException e) {
+        LOG.debug("prewarm progress not checked: {}", e.getMessage());
+      } catch (RuntimeException e) {
+        LOG.warn("prewarm progress check failed", e);
+      }
+    }
+
+    private void finish(long now) {
+      status = copy(PrewarmStatus.FINISHED, now, 0);
+      ScheduledFuture<?> scheduled = future;
+      if (scheduled != null) {
+        scheduled.cancel(false);
+      }
+      try {
+        records.save(status);
+      } catch (CacheUnavailableException e) {
+        LOG.debug("prewarm record not saved: {}", e.getMessage());
+      }
+      LOG.info(
+          "prewarm finished ({}) in {} ms: {} of {} keys refilled, {} still failing",
+          first.trigger(), now - first.startedAt().toEpochMilli(), done, first.total(), failed.size());
+    }
+
+    private PrewarmStatus copy(String state, long finishedAt, double perSecond) {
+      long now = clock.millis();
+      long left = pending.size();
+      Instant estimated =
+          left == 0
+              ? Instant.ofEpochMilli(now)
+              : perSecond > 0
+                  ? Instant.ofEpochMilli(now + (long) (left * 1000 / perSecond))
+                  : first.estimatedEndAt();
+      return new PrewarmStatus(
+          state, first.trigger(), first.epoch(), first.total(), done, failed.size(), left, first.hotKeys(), perSecond,
+          first.queriesPerSecondBound(), first.startedAt(), finishedAt > 0 ? Instant.ofEpochMilli(finishedAt) : null,
+          estimated, Instant.ofEpochMilli(now), replicaId);
+    }
+  }
+
+  /** Public for the wiring's metrics. */
+  public Optional<PrewarmStatus> localStatus() {
+    synchronized (this) {
+      return current == null ? Optional.empty() : Optional.of(current.status());
+    }
+  }
+}
