@@ -2,11 +2,17 @@ package io.refresher.testing;
 
 import io.refresher.embedded.EmbeddedPostgreSql;
 import io.refresher.embedded.EmbeddedRedis;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Comparator;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
@@ -21,7 +27,8 @@ import org.testcontainers.utility.DockerImageName;
  *
  * <p>One PostgreSQL server is shared by the whole test run; every test class gets its own database.
  * Every test class gets its own Redis too: a new embedded process (cheap; stopped when the test
- * JVM exits, if the test does not close it), or a flushed container.
+ * JVM exits, if the test does not close it), or a flushed container. Only embedded Redis processes
+ * can be killed, frozen and restarted ({@link TestRedis#supportsProcessFaults()}).
  */
 public final class RealServers {
 
@@ -37,9 +44,19 @@ public final class RealServers {
     return backend().newDatabase(prefix);
   }
 
-  /** A Redis for one test class. Close it when done. */
+  /** A Redis for one test class, without persistence. Close it when done. */
   public static synchronized TestRedis newRedis() {
     return backend().newRedis();
+  }
+
+  /**
+   * A Redis for one test class that can {@link TestRedis#restartKeepingData() restart with its
+   * data}: an embedded server keeping its snapshot in a temporary directory, deleted on close. On
+   * the Testcontainers backend, the same shared Redis as {@link #newRedis()}, without process
+   * faults. Close it when done.
+   */
+  public static synchronized TestRedis newPersistentRedis() {
+    return backend().newPersistentRedis();
   }
 
   private static Backend backend() {
@@ -65,41 +82,119 @@ public final class RealServers {
     TestDatabase newDatabase(String prefix);
 
     TestRedis newRedis();
+
+    TestRedis newPersistentRedis();
   }
 
   private static final class EmbeddedBackend implements Backend {
-    private final EmbeddedPostgreSql postgres = EmbeddedPostgreSql.start();
-
-    EmbeddedBackend() {
-      Runtime.getRuntime().addShutdownHook(new Thread(postgres::close, "embedded-postgres-stop"));
-    }
+    /** Started by the first test that needs a database (tests of Redis alone do not). */
+    private EmbeddedPostgreSql postgres;
 
     @Override
     public TestDatabase newDatabase(String prefix) {
+      if (postgres == null) {
+        postgres = EmbeddedPostgreSql.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(postgres::close, "embedded-postgres-stop"));
+      }
       return new TestDatabase(
           postgres.createDatabase(prefix), EmbeddedPostgreSql.USER, EmbeddedPostgreSql.PASSWORD);
     }
 
     @Override
     public TestRedis newRedis() {
-      EmbeddedRedis redis = EmbeddedRedis.start();
+      return stoppedAtExit(new EmbeddedTestRedis(EmbeddedRedis.start(), null));
+    }
+
+    @Override
+    public TestRedis newPersistentRedis() {
+      Path dataDirectory;
+      try {
+        dataDirectory = Files.createTempDirectory("refresher-redis-data-");
+      } catch (IOException e) {
+        throw new UncheckedIOException("no temporary directory for Redis data", e);
+      }
+      return stoppedAtExit(new EmbeddedTestRedis(EmbeddedRedis.startPersistent(dataDirectory), dataDirectory));
+    }
+
+    private static TestRedis stoppedAtExit(TestRedis redis) {
       Runtime.getRuntime().addShutdownHook(new Thread(redis::close, "embedded-redis-stop"));
-      return new TestRedis() {
-        @Override
-        public String url() {
-          return redis.url();
-        }
+      return redis;
+    }
+  }
 
-        @Override
-        public void loseData() {
-          redis.restart();
-        }
+  /** An embedded Redis process: all the faults of {@link TestRedis} are real. */
+  private static final class EmbeddedTestRedis implements TestRedis {
+    private final EmbeddedRedis redis;
+    private final Path dataDirectory;
 
-        @Override
-        public void close() {
-          redis.close();
+    EmbeddedTestRedis(EmbeddedRedis redis, Path dataDirectory) {
+      this.redis = redis;
+      this.dataDirectory = dataDirectory;
+    }
+
+    @Override
+    public String url() {
+      return redis.url();
+    }
+
+    @Override
+    public void loseData() {
+      redis.restart();
+    }
+
+    @Override
+    public boolean supportsProcessFaults() {
+      return true;
+    }
+
+    @Override
+    public void killProcess() {
+      redis.kill();
+    }
+
+    @Override
+    public void startAgainEmpty() {
+      redis.startAgainEmpty();
+    }
+
+    @Override
+    public void freeze() {
+      redis.freeze();
+    }
+
+    @Override
+    public void thaw() {
+      redis.thaw();
+    }
+
+    @Override
+    public void restartKeepingData() {
+      if (dataDirectory == null) {
+        throw new IllegalStateException(
+            "restartKeepingData: this Redis has no persistence; get one from RealServers.newPersistentRedis()");
+      }
+      redis.restartKeepingData();
+    }
+
+    @Override
+    public void close() {
+      redis.close();
+      if (dataDirectory != null) {
+        deleteRecursively(dataDirectory);
+      }
+    }
+
+    private static void deleteRecursively(Path directory) {
+      if (!Files.exists(directory)) {
+        return;
+      }
+      try (Stream<Path> paths = Files.walk(directory)) {
+        for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(path);
         }
-      };
+      } catch (IOException e) {
+        LOG.warn("could not delete the Redis data in {}", directory, e);
+      }
     }
   }
 
@@ -157,6 +252,15 @@ public final class RealServers {
           // Shared container; the next test class flushes it.
         }
       };
+    }
+
+    /**
+     * The shared container, flushed: it cannot be restarted with its data (nor killed or frozen,
+     * see {@link TestRedis#supportsProcessFaults()}) without breaking every other test class's URL.
+     */
+    @Override
+    public TestRedis newPersistentRedis() {
+      return newRedis();
     }
 
     private void flushAll() {

@@ -24,6 +24,70 @@ public interface TestRedis extends AutoCloseable {
   /** Redis loses all its data (an embedded server really restarts, empty, on the same port). */
   void loseData();
 
+  /**
+   * Whether this Redis can suffer the process faults below: an embedded server can, the shared
+   * Testcontainers Redis cannot. Tests that need them start with {@code
+   * assumeTrue(redis.supportsProcessFaults())}.
+   */
+  default boolean supportsProcessFaults() {
+    return false;
+  }
+
+  /**
+   * SIGKILLs the Redis process (a crash, the OOM killer: no shutdown, no save) and returns once it
+   * is gone and its port is free. Clients' connections break; new ones are refused until {@link
+   * #startAgainEmpty()}.
+   */
+  default void killProcess() {
+    throw noProcessFaults("killProcess");
+  }
+
+  /** After {@link #killProcess()}: a new, empty Redis process on the same port, so {@link #url()} stays valid. */
+  default void startAgainEmpty() {
+    throw noProcessFaults("startAgainEmpty");
+  }
+
+  /** {@link #killProcess()}, then {@link #startAgainEmpty()}: Redis crashed and came back without its data. */
+  default void killAndRestartEmpty() {
+    killProcess();
+    startAgainEmpty();
+  }
+
+  /**
+   * SIGSTOPs the Redis process: a stall (a long fork, swapping, a VM pause). Connections stay open
+   * and new ones are still accepted, but nothing answers until {@link #thaw()}; commands sent
+   * meanwhile run after the thaw. Always thaw in a {@code finally}.
+   */
+  default void freeze() {
+    throw noProcessFaults("freeze");
+  }
+
+  /**
+   * SIGCONTs a {@link #freeze() frozen} Redis process, which then answers what queued up. Does
+   * nothing if it is not frozen, so it is safe in a {@code finally}.
+   */
+  default void thaw() {
+    // Nothing can be frozen here.
+  }
+
+  /**
+   * A planned restart that keeps the data (a rolling upgrade): {@code SHUTDOWN SAVE}, then a new
+   * process on the same port that loads the snapshot, keys and TTLs. Clients see their connections
+   * closed. Only for a Redis from {@link RealServers#newPersistentRedis()}.
+   */
+  default void restartKeepingData() {
+    throw noProcessFaults("restartKeepingData");
+  }
+
   @Override
   void close();
+
+  private UnsupportedOperationException noProcessFaults(String operation) {
+    return new UnsupportedOperationException(
+        operation
+            + ": this Redis ("
+            + getClass().getName()
+            + ") cannot kill, freeze or restart its server process; check supportsProcessFaults()"
+            + " (embedded servers can: -Drefresher.test.servers=embedded)");
+  }
 }
