@@ -224,7 +224,9 @@ public final class Prewarmer {
     int hotRoom = access.maxHotKeys();
     for (int from = 0; from < popular.size() && hotRoom > 0; from += PAGE) {
       List<String> page = popular.subList(from, Math.min(popular.size(), from + PAGE));
-      Map<String, Registration> covered = lookup.findAll(page);
+      // The first page rechecks (reloading the template catalog): a template created through
+      // another replica a moment before the loss must not be missed here.
+      Map<String, Registration> covered = from == 0 ? lookup.recheck(page) : lookup.findAll(page);
       for (String key : page) {
         Registration registration = covered.get(key);
         if (registration != null && hotRoom > 0) {

@@ -94,17 +94,14 @@ public final class Refresher {
       return failedWithoutLock(registration, e);
     }
     if (admission.isEmpty()) {
-      Instant retryAt = clock.instant().plus(settings.retryBase());
-      rescheduler.reschedule(registration.key(), retryAt);
-      LOG.debug("refresh of key '{}' throttled by its datasource's load bound; retry at {}", registration.key(), retryAt);
-      return new Skipped(Skipped.Reason.THROTTLED);
+      return throttled(registration);
     }
     try (SourceLoad.Admission admitted = admission.get()) {
-      return refreshAdmitted(registration);
+      return refreshAdmitted(registration, admitted);
     }
   }
 
-  private RefreshOutcome refreshAdmitted(Registration registration) {
+  private RefreshOutcome refreshAdmitted(Registration registration, SourceLoad.Admission admitted) {
     String key = registration.key();
     Optional<KeyLocks.HeldLock> lock;
     try {
@@ -117,6 +114,18 @@ public final class Refresher {
       return new Skipped(Skipped.Reason.LOCKED);
     }
     KeyLocks.HeldLock held = lock.get();
+    try {
+      if (!admitted.awaitRate()) {
+        held.release();
+        return throttled(registration);
+      }
+    } catch (CacheUnavailableException e) {
+      held.release();
+      return failedWithoutLock(registration, e);
+    } catch (RuntimeException e) {
+      held.release();
+      throw e;
+    }
     Instant started = clock.instant();
     Fence fence = new Fence(0, held.token());
     try {
@@ -215,6 +224,13 @@ public final class Refresher {
     rescheduler.reschedule(registration.key(), retryAt);
     logFailure(registration, kind, error, failures, retryAt);
     return new Failed(kind, error, took, failures, retryAt);
+  }
+
+  private RefreshOutcome throttled(Registration registration) {
+    Instant retryAt = clock.instant().plus(settings.retryBase());
+    rescheduler.reschedule(registration.key(), retryAt);
+    LOG.debug("refresh of key '{}' throttled by its datasource's load bound; retry at {}", registration.key(), retryAt);
+    return new Skipped(Skipped.Reason.THROTTLED);
   }
 
   private RefreshOutcome failedWithoutLock(Registration registration, CacheUnavailableException e) {

@@ -9,19 +9,48 @@ import java.util.Optional;
  * key's lock, whatever its trigger (scheduled, prewarm, manual, registration), so no path can go
  * around the bound.
  *
- * <p>Waiting happens here, before the lock and before the compute clock starts: a refresh that
- * waited for its turn is not mistaken for a slow source by the adaptive TTR.
+ * <p>The concurrency slot is waited for before the key's lock (a waiting refresh holds nothing
+ * another replica could use), the rate permit right before the query (see {@link
+ * Admission#awaitRate}); both before the compute clock starts, so a refresh that waited for its
+ * turn is not mistaken for a slow source by the adaptive TTR.
  */
 public interface SourceLoad {
 
-  /** Room to run one source query; closing it gives the concurrency slot back. Never throws. */
+  /**
+   * A concurrency slot for one source query; closing it gives the slot back. Never throws on
+   * close.
+   */
   interface Admission extends AutoCloseable {
+
+    /**
+     * Waits for the rate permit, within what is left of the wait budget, right before the query
+     * runs: the rate is counted as close to the query as it can be, so that the one-second windows
+     * the database sees hold the bound, not only the windows in which permits were taken.
+     *
+     * @return false when the budget ran out (the caller gives up and retries later)
+     * @throws CacheUnavailableException when the shared bound cannot be reached
+     */
+    boolean awaitRate();
+
     @Override
     void close();
+
+    /** No bound: nothing to wait for, nothing to give back. */
+    Admission FREE =
+        new Admission() {
+          @Override
+          public boolean awaitRate() {
+            return true;
+          }
+
+          @Override
+          public void close() {}
+        };
   }
 
   /**
-   * Waits, up to the datasource's wait budget, for room to run the registration's source.
+   * Waits, up to the datasource's wait budget, for a concurrency slot for the registration's
+   * source.
    *
    * @return the admission, or empty when the budget ran out (the caller retries later)
    * @throws CacheUnavailableException when the shared bound cannot be reached
@@ -29,5 +58,5 @@ public interface SourceLoad {
   Optional<Admission> admit(Registration registration);
 
   /** No bound at all. */
-  SourceLoad UNBOUNDED = registration -> Optional.of(() -> {});
+  SourceLoad UNBOUNDED = registration -> Optional.of(Admission.FREE);
 }

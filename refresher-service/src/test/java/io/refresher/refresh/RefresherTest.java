@@ -173,6 +173,20 @@ class RefresherTest {
   }
 
   @Test
+  void refresh_ratePermitNotGranted_throttledAfterTheLockIsReleasedAndNothingLoaded() {
+    load.rate = false;
+    loader.value = "v";
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isEqualTo(new Skipped(Skipped.Reason.THROTTLED));
+    assertThat(load.rateAwaitedUnderLock).as("rate permit awaited right before the query, under the lock").isEqualTo(1);
+    assertThat(loader.calls).isZero();
+    assertThat(load.closed).isEqualTo(1);
+    assertThat(rescheduler.calls).hasSize(1);
+  }
+
+  @Test
   void refresh_sourceFailsWhileAdmitted_admissionStillClosed() {
     loader.failure = new SourceException(SourceException.Kind.TIMEOUT, "timed out");
 
@@ -450,6 +464,8 @@ class RefresherTest {
   /** Admits or refuses; "waits" {@link #waitFor} of fake time; counts admissions and closes. */
   private final class FakeLoad implements SourceLoad {
     boolean room = true;
+    boolean rate = true;
+    int rateAwaitedUnderLock;
     Duration waitFor = Duration.ZERO;
     CacheUnavailableException failure;
     int admitted;
@@ -466,10 +482,20 @@ class RefresherTest {
         return Optional.empty();
       }
       admitted++;
-      return Optional.of(() -> {
-        closed++;
-        closedAfterWrites += store.writes.size();
-      });
+      return Optional.of(
+          new Admission() {
+            @Override
+            public boolean awaitRate() {
+              rateAwaitedUnderLock += locks.acquired - locks.released;
+              return rate;
+            }
+
+            @Override
+            public void close() {
+              closed++;
+              closedAfterWrites += store.writes.size();
+            }
+          });
     }
   }
 
