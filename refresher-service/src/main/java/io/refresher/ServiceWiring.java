@@ -25,6 +25,7 @@ import io.refresher.api.PrewarmResource;
 import io.refresher.api.TemplateResource;
 import io.refresher.cache.RedisAccessCounts;
 import io.refresher.cache.RedisCacheStore;
+import io.refresher.cache.RedisConnectionEvents;
 import io.refresher.cache.RedisHotSetStore;
 import io.refresher.cache.RedisPopularityStore;
 import io.refresher.cache.RedisPrewarmRecords;
@@ -157,7 +158,8 @@ public final class ServiceWiring {
       sourceDatasources.put(extra.getKey(), pool);
     }
 
-    RedissonClient redisson = config.getRedis().build();
+    RedisConnectionEvents connections = new RedisConnectionEvents();
+    RedissonClient redisson = config.getRedis().build(connections);
     environment.lifecycle().manage(closing(redisson::shutdown));
     LOG.info("Redis at {}", config.getRedis().redactedUrl());
 
@@ -238,6 +240,7 @@ public final class ServiceWiring {
             prewarmer::onDataLoss,
             () -> indexRegisteredDuringOutage(refreshServiceHolder[0]),
             config.getScheduler().getEpochCheckInterval().toJavaDuration());
+    connections.onConnect(epochGuard::checkSoon);
     LagTracker lag = new LagTracker();
     List<LoadBound> loadBounds = new ArrayList<>();
     loadBounds.add(config.getDatabase().loadBound(SourceFactory.DEFAULT_DATASOURCE));
@@ -357,6 +360,7 @@ public final class ServiceWiring {
     environment.metrics().register("refresher.dispatch.recovered-claims", (Gauge<Long>) dispatcher::adoptedClaims);
     environment.metrics().register("refresher.redis.epoch", (Gauge<Long>) epochGuard::currentEpoch);
     environment.metrics().register("refresher.redis.data-losses", (Gauge<Long>) epochGuard::dataLossesHandled);
+    environment.metrics().register("refresher.redis.returns-with-data", (Gauge<Long>) epochGuard::returnsWithData);
     environment.metrics().register("refresher.due.size", new CachedGauge<Long>(10, TimeUnit.SECONDS) {
       @Override
       protected Long loadValue() {

@@ -56,7 +56,9 @@ public final class RedisEpochGuard implements EpochSource {
   private final Duration interval;
   private final AtomicLong epoch = new AtomicLong();
   private final AtomicLong dataLosses = new AtomicLong();
-  private ScheduledExecutorService thread;
+  private final AtomicLong returns = new AtomicLong();
+  private volatile ScheduledExecutorService thread;
+  private final java.util.concurrent.atomic.AtomicBoolean checkQueued = new java.util.concurrent.atomic.AtomicBoolean();
 
   /**
    * @param onDataLoss runs after a data loss is detected, on the replica that set the new epoch
@@ -86,6 +88,11 @@ public final class RedisEpochGuard implements EpochSource {
     return dataLosses.get();
   }
 
+  /** How many times Redis came back with its data after this replica found it unreachable. */
+  public long returnsWithData() {
+    return returns.get();
+  }
+
   public synchronized void start() {
     check();
     thread =
@@ -106,6 +113,26 @@ public final class RedisEpochGuard implements EpochSource {
     }
   }
 
+  /**
+   * Looks at the marker as soon as possible (a connection to Redis was just made): a Redis that
+   * came back empty is noticed within milliseconds of accepting connections. Returns at once.
+   */
+  public void checkSoon() {
+    ScheduledExecutorService checking = thread;
+    // A reconnection reconnects every pooled connection: one check covers them all.
+    if (checking != null && !checking.isShutdown() && checkQueued.compareAndSet(false, true)) {
+      try {
+        checking.execute(
+            () -> {
+              checkQueued.set(false);
+              check();
+            });
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        checkQueued.set(false); // stopping
+      }
+    }
+  }
+
   private void tick() {
     if (unreachable || System.currentTimeMillis() - lastCheckMillis >= interval.toMillis()) {
       check();
@@ -123,6 +150,7 @@ public final class RedisEpochGuard implements EpochSource {
       if (current != null) {
         adopt(current);
         if (wasUnreachable) {
+          returns.incrementAndGet();
           LOG.info("Redis reachable again with its data (epoch {}): no recovery needed", current);
           onReachableAgain.run();
         }

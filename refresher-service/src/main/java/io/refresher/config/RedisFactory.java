@@ -157,9 +157,28 @@ public class RedisFactory {
     }
   }
 
+  /**
+   * Reconnect quickly after Redis comes back (Redisson's default starts at 100 ms and doubles up to
+   * 10 s): a Redis that restarted empty must be noticed, and its refill started, within a second.
+   */
+  private static final org.redisson.config.DelayStrategy RECONNECTION_DELAY =
+      new org.redisson.config.EqualJitterDelay(java.time.Duration.ofMillis(20), java.time.Duration.ofSeconds(2));
+
   public RedissonClient build() {
+    return build(null);
+  }
+
+  /**
+   * @param connections told of every (re)connection and disconnection, so that a Redis that comes
+   *     back is looked at at once (null: nobody)
+   */
+  public RedissonClient build(org.redisson.connection.ConnectionListener connections) {
     List<ParsedUrl> nodes = parseAll();
     Config config = new Config();
+    if (connections != null) {
+      config.setConnectionListener(connections);
+    }
+
     // Values must be plain strings that any application can GET: never Redisson's default Kryo codec.
     config.setCodec(StringCodec.INSTANCE);
     config.setNettyThreads(
@@ -177,6 +196,7 @@ public class RedisFactory {
           .setMasterConnectionPoolSize(connectionPoolSize)
           .setMasterConnectionMinimumIdleSize(Math.min(8, connectionPoolSize))
           .setRetryAttempts(1)
+          .setReconnectionDelay(RECONNECTION_DELAY)
           .setPingConnectionInterval(5_000);
       if (credentials.password() != null) {
         cluster.setPassword(credentials.password());
@@ -202,6 +222,7 @@ public class RedisFactory {
         .setConnectionPoolSize(connectionPoolSize)
         .setConnectionMinimumIdleSize(Math.min(8, connectionPoolSize))
         .setRetryAttempts(1)
+        .setReconnectionDelay(RECONNECTION_DELAY)
         .setPingConnectionInterval(5_000);
     return Redisson.create(config);
   }

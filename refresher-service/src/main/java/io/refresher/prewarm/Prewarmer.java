@@ -142,16 +142,29 @@ public final class Prewarmer {
     return start("manual", epoch, false, false);
   }
 
-  /** This replica's refill if it leads one, else the shared record, else idle. */
-  public synchronized PrewarmStatus status() {
-    if (current != null) {
-      return current.status();
+  /**
+   * The latest refill: this replica's while it leads one, else the shared record when it is newer
+   * than this replica's last one (another replica led it), else this replica's last one, else idle.
+   */
+  public PrewarmStatus status() {
+    PrewarmStatus local;
+    synchronized (this) {
+      local = current == null ? null : current.status();
     }
+    if (local != null && local.running()) {
+      return local;
+    }
+    Optional<PrewarmStatus> shared;
     try {
-      return records.load().orElse(PrewarmStatus.idle());
+      shared = records.load();
     } catch (CacheUnavailableException e) {
-      return PrewarmStatus.idle();
+      shared = Optional.empty();
     }
+    if (shared.isPresent()
+        && (local == null || shared.get().startedAt() != null && shared.get().startedAt().isAfter(local.startedAt()))) {
+      return shared.get();
+    }
+    return local == null ? PrewarmStatus.idle() : local;
   }
 
   /** Refills this replica led since it started. */
@@ -197,16 +210,18 @@ public final class Prewarmer {
     if (restorePopularity) {
       restorePopularity();
     }
+    LOG.info(
+        "prewarm started ({}, epoch {}): {} keys missing from Redis to refill ({} hot, {} always), hottest first; bound {} queries/s by datasource (0: none); estimated end {}",
+        trigger, epoch, plan.size(), hot, plan.size() - hot, bounds, first.estimatedEndAt());
     synchronized (this) {
       run = new Run(first, plan);
       current = run;
       runs++;
     }
-    LOG.info(
-        "prewarm started ({}, epoch {}): {} keys missing from Redis to refill ({} hot, {} always), hottest first; bound {} queries/s by datasource (0: none); estimated end {}",
-        trigger, epoch, plan.size(), hot, plan.size() - hot, bounds, first.estimatedEndAt());
-    run.future = executor.scheduleWithFixedDelay(run::check, PROGRESS_EVERY_MILLIS, PROGRESS_EVERY_MILLIS, TimeUnit.MILLISECONDS);
-    return first;
+    if (run.running()) {
+      run.future = executor.scheduleWithFixedDelay(run::check, PROGRESS_EVERY_MILLIS, PROGRESS_EVERY_MILLIS, TimeUnit.MILLISECONDS);
+    }
+    return run.status();
   }
 
   /** The refill: candidates, only those missing, ranked and paced. */

@@ -24,4 +24,11 @@ public interface KeyLocks {
    * @throws CacheUnavailableException when Redis cannot be reached
    */
   Optional<HeldLock> tryAcquire(String key, Duration lease);
+
+  /**
+   * Releases locks that acquisitions whose reply was lost (a timeout, a stall) may hold, so that
+   * they do not block their keys for a whole lease. Called often (every dispatcher tick); cheap when
+   * there are none. Never throws.
+   */
+  default void releaseAbandoned() {}
 }

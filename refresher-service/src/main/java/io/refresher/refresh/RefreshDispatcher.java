@@ -167,6 +167,7 @@ public final class RefreshDispatcher {
   void tick() {
     try {
       reschedules.flush();
+      refresher.releaseAbandonedLocks();
       renewLeases();
       recoverLostClaims();
       while (claimOnce()) {

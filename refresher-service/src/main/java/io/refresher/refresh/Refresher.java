@@ -78,6 +78,11 @@ public final class Refresher {
     this.clock = clock;
   }
 
+  /** See {@link KeyLocks#releaseAbandoned()}. */
+  public void releaseAbandonedLocks() {
+    locks.releaseAbandoned();
+  }
+
   public RefreshOutcome refresh(Registration registration, Trigger trigger) {
     RefreshOutcome outcome = refreshOnce(registration);
     listener.onOutcome(registration, trigger, outcome);

@@ -556,7 +556,7 @@ class AdminApiLifecycleIT {
     Map<String, JsonNode> byName = new LinkedHashMap<>();
     sources.forEach(source -> byName.put(source.get("name").asText(), source));
     assertThat(byName.keySet())
-        .containsExactlyInAnyOrder("counted", "switchable", "product-by-id", "products-in-category", "slow", "tunable");
+        .containsExactlyInAnyOrder("counted", "switchable", "product-by-id", "products-in-category", "slow", "tunable", "stamped", "sleepy");
     assertThat(byName.keySet()).containsExactlyInAnyOrderElementsOf(fieldNames(configured));
     for (String name : fieldNames(configured)) {
       JsonNode expected = configured.get(name);

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
@@ -78,7 +79,9 @@ class StormRefillIT {
 
   private static final ListAppender<ILoggingEvent> PREWARM_LOG = new ListAppender<>();
 
-  static {
+  /** After both services started: each start configures logging afresh, dropping appenders. */
+  @BeforeAll
+  static void captureLog() {
     PREWARM_LOG.start();
     ((Logger) LoggerFactory.getLogger(Prewarmer.class)).addAppender(PREWARM_LOG);
   }
