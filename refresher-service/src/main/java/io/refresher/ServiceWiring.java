@@ -24,6 +24,7 @@ import io.refresher.api.SourceResource;
 import io.refresher.api.PrewarmResource;
 import io.refresher.api.TemplateResource;
 import io.refresher.cache.RedisAccessCounts;
+import io.refresher.cache.EpochMarkers;
 import io.refresher.cache.RedisCacheStore;
 import io.refresher.cache.RedisConnectionEvents;
 import io.refresher.cache.RedisHotSetStore;
@@ -227,6 +228,7 @@ public final class ServiceWiring {
             new RedisPrewarmRecords(redisson, json),
             accessSettings,
             HotSetAdmission.registrationGrace(accessSettings),
+            refreshSettings.ttr().initial(),
             queriesPerSecond,
             source -> catalog.find(source).map(SourceDefinition::datasource).orElse(null),
             replicaId(),
@@ -236,6 +238,9 @@ public final class ServiceWiring {
     RedisEpochGuard epochGuard =
         new RedisEpochGuard(
             redisson,
+            config.getRedis().getMode() == io.refresher.config.RedisFactory.Mode.CLUSTER
+                ? EpochMarkers.cluster()
+                : EpochMarkers.single(),
             new JdbiEpochStore(registryJdbi),
             prewarmer::onDataLoss,
             () -> indexRegisteredDuringOutage(refreshServiceHolder[0]),

@@ -304,6 +304,22 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
     return runFlagged(args, "refill");
   }
 
+  /** {@code ZADD NX}, each key at its own time. */
+  @Override
+  public int scheduleIfMissing(Map<String, Double> dueAtMillis) {
+    if (dueAtMillis.isEmpty()) {
+      return 0;
+    }
+    List<List<Object>> args = newShardLists("NX");
+    dueAtMillis.forEach(
+        (key, at) -> {
+          List<Object> shard = args.get(shardOf(key));
+          shard.add(Double.toString(at));
+          shard.add(key);
+        });
+    return runFlagged(args, "repair");
+  }
+
   private List<List<Object>> newShardLists(String flag) {
     List<List<Object>> args = new ArrayList<>(shards);
     for (int shard = 0; shard < shards; shard++) {

@@ -8,6 +8,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.ArrayList;
+import java.util.List;
+import org.redisson.api.RBatch;
 import org.redisson.api.RBucket;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisException;
@@ -41,6 +44,7 @@ public final class RedisEpochGuard implements EpochSource {
   private static final Logger LOG = LoggerFactory.getLogger(RedisEpochGuard.class);
 
   private final RedissonClient redisson;
+  private final List<String> markers;
   private final EpochStore store;
   static final long UNREACHABLE_CHECK_MILLIS = 100;
 
@@ -61,17 +65,21 @@ public final class RedisEpochGuard implements EpochSource {
   private final java.util.concurrent.atomic.AtomicBoolean checkQueued = new java.util.concurrent.atomic.AtomicBoolean();
 
   /**
+   * @param markers the marker keys ({@link EpochMarkers}): one on a single server, one per slot
+   *     range on a cluster
    * @param onDataLoss runs after a data loss is detected, on the replica that set the new epoch
    *     only; must return quickly (hand the work to an executor)
    * @param onReachableAgain runs when Redis answers again after an outage, with its data
    */
   public RedisEpochGuard(
       RedissonClient redisson,
+      List<String> markers,
       EpochStore store,
       DataLossListener onDataLoss,
       Runnable onReachableAgain,
       Duration interval) {
     this.redisson = redisson;
+    this.markers = List.copyOf(markers);
     this.store = store;
     this.onDataLoss = onDataLoss;
     this.onReachableAgain = onReachableAgain;
@@ -143,29 +151,41 @@ public final class RedisEpochGuard implements EpochSource {
   public void check() {
     lastCheckMillis = System.currentTimeMillis();
     try {
-      RBucket<String> marker = redisson.getBucket(MARKER, StringCodec.INSTANCE);
-      String current = marker.get();
+      List<String> values = readMarkers();
       boolean wasUnreachable = unreachable;
       unreachable = false;
-      if (current != null) {
-        adopt(current);
+      List<String> missing = new ArrayList<>();
+      long highest = 0;
+      for (int i = 0; i < markers.size(); i++) {
+        if (values.get(i) == null) {
+          missing.add(markers.get(i));
+        } else {
+          highest = Math.max(highest, Long.parseLong(values.get(i)));
+        }
+      }
+      if (missing.isEmpty()) {
+        adopt(Long.toString(highest));
         if (wasUnreachable) {
           returns.incrementAndGet();
-          LOG.info("Redis reachable again with its data (epoch {}): no recovery needed", current);
+          LOG.info("Redis reachable again with its data (epoch {}): no recovery needed", highest);
           onReachableAgain.run();
         }
         return;
       }
       long next = store.advance();
-      if (marker.setIfAbsent(Long.toString(next))) {
+      // Of several replicas noticing at once, the one that sets the first missing marker wins.
+      RBucket<String> first = redisson.getBucket(missing.get(0), StringCodec.INSTANCE);
+      if (first.setIfAbsent(Long.toString(next))) {
+        writeMarkers(next);
         epoch.set(next);
         dataLosses.incrementAndGet();
         LOG.warn(
-            "Redis holds no epoch marker: it is new or lost its data. Data epoch is now {}; this replica leads the refill",
+            "Redis holds no epoch marker{}: it is new or lost its data. Data epoch is now {}; this replica leads the refill",
+            markers.size() == 1 ? "" : " on " + missing.size() + " of " + markers.size() + " marker slots",
             next);
         onDataLoss.onDataLoss(next);
       } else {
-        adopt(marker.get());
+        adopt(first.get());
       }
     } catch (RedisException e) {
       if (!unreachable) {
@@ -177,6 +197,37 @@ public final class RedisEpochGuard implements EpochSource {
     } catch (RuntimeException e) {
       LOG.error("epoch check failed", e);
     }
+  }
+
+  /** All markers in one batch (on a cluster, one round trip per master, in parallel). */
+  private List<String> readMarkers() {
+    if (markers.size() == 1) {
+      List<String> one = new ArrayList<>(1);
+      one.add(redisson.<String>getBucket(markers.get(0), StringCodec.INSTANCE).get());
+      return one;
+    }
+    RBatch batch = redisson.createBatch();
+    List<java.util.concurrent.CompletionStage<String>> reads = new ArrayList<>(markers.size());
+    for (String marker : markers) {
+      reads.add(batch.<String>getBucket(marker, StringCodec.INSTANCE).getAsync());
+    }
+    batch.execute();
+    List<String> values = new ArrayList<>(markers.size());
+    for (var read : reads) {
+      values.add(read.toCompletableFuture().join());
+    }
+    return values;
+  }
+
+  private void writeMarkers(long value) {
+    if (markers.size() == 1) {
+      return; // set by the election itself
+    }
+    RBatch batch = redisson.createBatch();
+    for (String marker : markers) {
+      batch.<String>getBucket(marker, StringCodec.INSTANCE).setAsync(Long.toString(value));
+    }
+    batch.execute();
   }
 
   private void adopt(String marker) {

@@ -24,6 +24,34 @@ public final class RedisValuePresence implements ValuePresence {
   }
 
   @Override
+  public Map<String, Long> logicalExpiry(Collection<String> keys) {
+    if (keys.isEmpty()) {
+      return Map.of();
+    }
+    try {
+      RBatch batch = redisson.createBatch();
+      Map<String, CompletionStage<String>> reads = new LinkedHashMap<>();
+      for (String key : keys) {
+        reads.put(key, batch.<String, String>getMap(CacheKeys.metaKey(key), StringCodec.INSTANCE).getAsync("expiresAt"));
+      }
+      batch.execute();
+      Map<String, Long> result = new LinkedHashMap<>();
+      reads.forEach(
+          (key, read) -> {
+            String value = read.toCompletableFuture().join();
+            if (value != null) {
+              result.put(key, Long.parseLong(value));
+            }
+          });
+      return result;
+    } catch (RedisException e) {
+      throw RedisCacheStore.unavailable("logical expiry of values", e);
+    } catch (CompletionException e) {
+      throw RedisCacheStore.unavailable("logical expiry of values", e.getCause() == null ? e : e.getCause());
+    }
+  }
+
+  @Override
   public Map<String, Presence> presence(Collection<String> keys) {
     if (keys.isEmpty()) {
       return Map.of();

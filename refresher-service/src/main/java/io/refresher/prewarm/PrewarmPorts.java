@@ -21,6 +21,9 @@ public final class PrewarmPorts {
 
     /** The presence of each key, in one round trip per page. */
     Map<String, Presence> presence(Collection<String> keys);
+
+    /** The logical expiry (epoch ms) recorded in each key's metadata, for the keys that have one. */
+    Map<String, Long> logicalExpiry(Collection<String> keys);
   }
 
   /** The due index, as a refill writes it. */
@@ -31,6 +34,9 @@ public final class PrewarmPorts {
      * keeps its time. Returns how many entries changed.
      */
     int scheduleEarliest(Map<String, Double> dueAtMillis);
+
+    /** Adds each key at its due time if it is not in the index; entries that exist stay as they are. */
+    int scheduleIfMissing(Map<String, Double> dueAtMillis);
   }
 
   /** The shared progress record, so that every replica can answer {@code GET /v1/prewarm}. */

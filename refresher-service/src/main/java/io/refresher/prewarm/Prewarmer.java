@@ -86,6 +86,7 @@ public final class Prewarmer {
   private final PrewarmRecords records;
   private final AccessSettings access;
   private final Duration registrationGrace;
+  private final Duration presentKeyMargin;
   private final Map<String, Integer> queriesPerSecond;
   private final Function<String, String> datasourceOfSource;
   private final String replicaId;
@@ -106,6 +107,7 @@ public final class Prewarmer {
       PrewarmRecords records,
       AccessSettings access,
       Duration registrationGrace,
+      Duration presentKeyMargin,
       Map<String, Integer> queriesPerSecond,
       Function<String, String> datasourceOfSource,
       String replicaId,
@@ -121,6 +123,7 @@ public final class Prewarmer {
     this.records = records;
     this.access = access;
     this.registrationGrace = registrationGrace;
+    this.presentKeyMargin = presentKeyMargin;
     this.queriesPerSecond = Map.copyOf(queriesPerSecond);
     this.datasourceOfSource = datasourceOfSource;
     this.replicaId = replicaId;
@@ -265,14 +268,37 @@ public final class Prewarmer {
     List<String> keys = new ArrayList<>(candidates.keySet());
     for (int from = 0; from < keys.size(); from += PAGE) {
       Map<String, Presence> found = presence.presence(keys.subList(from, Math.min(keys.size(), from + PAGE)));
+      List<String> present = new ArrayList<>();
       found.forEach(
           (key, state) -> {
             if (state != Presence.PRESENT) {
               missing.add(candidates.get(key));
+            } else {
+              present.add(key);
             }
           });
+      keepPresentScheduled(present, now);
     }
     return RefillPlanner.plan(missing, queriesPerSecond, now);
+  }
+
+  /**
+   * A value that survived may have lost its due entry (on a cluster, the due-index shard lived on
+   * the master that lost its data): such a key is put back at its logical expiry less the
+   * refresh margin, not recomputed now; an entry that exists is left alone.
+   */
+  private void keepPresentScheduled(List<String> present, long now) {
+    if (present.isEmpty()) {
+      return;
+    }
+    Map<String, Long> expiry = presence.logicalExpiry(present);
+    Map<String, Double> due = new HashMap<>();
+    for (String key : present) {
+      Long expiresAt = expiry.get(key);
+      long at = expiresAt == null ? now : Math.max(now, expiresAt - presentKeyMargin.toMillis());
+      due.put(key, (double) at);
+    }
+    schedule.scheduleIfMissing(due);
   }
 
   private void addRegistered(

@@ -1,0 +1,63 @@
+package io.refresher.prewarm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.refresher.prewarm.RefillPlanner.Candidate;
+import io.refresher.prewarm.RefillPlanner.Planned;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RefillPlannerTest {
+
+  private static final long NOW = 1_800_000_000_000L;
+
+  @Test
+  void plan_boundedDatasource_hottestFirstOneKeyPerRateStep() {
+    List<Planned> plan =
+        RefillPlanner.plan(
+            List.of(new Candidate("cool", 1, "db", true), new Candidate("hottest", 50, "db", true), new Candidate("warm", 10, "db", false)),
+            Map.of("db", 200),
+            NOW);
+
+    assertThat(plan).extracting(Planned::key).containsExactly("hottest", "warm", "cool");
+    assertThat(plan).extracting(Planned::dueAtMillis).containsExactly((double) NOW, NOW + 5.0, NOW + 10.0);
+  }
+
+  @Test
+  void plan_twoDatasources_eachPacedAtItsOwnRate_mergedByDueTime() {
+    List<Planned> plan =
+        RefillPlanner.plan(
+            List.of(
+                new Candidate("a1", 100, "a", true),
+                new Candidate("a2", 90, "a", true),
+                new Candidate("b1", 80, "b", true),
+                new Candidate("b2", 70, "b", true)),
+            Map.of("a", 10, "b", 1000),
+            NOW);
+
+    assertThat(plan).extracting(Planned::key).containsExactly("a1", "b1", "b2", "a2");
+    assertThat(plan.get(3).dueAtMillis()).isEqualTo(NOW + 100.0);
+    assertThat(plan.get(2).dueAtMillis()).isEqualTo(NOW + 1.0);
+  }
+
+  @Test
+  void plan_unboundedDatasource_allDueNowInRankOrder() {
+    List<Planned> plan =
+        RefillPlanner.plan(
+            List.of(new Candidate("second", 2, "free", true), new Candidate("first", 3, "free", true), new Candidate("third", 1, "free", true)),
+            Map.of(),
+            NOW);
+
+    assertThat(plan).extracting(Planned::key).containsExactly("first", "second", "third");
+    assertThat(plan.get(2).dueAtMillis() - NOW).isLessThan(1.0).isPositive();
+  }
+
+  @Test
+  void plan_equalRates_keyOrderBreaksTies() {
+    List<Planned> plan =
+        RefillPlanner.plan(List.of(new Candidate("b", 5, "db", true), new Candidate("a", 5, "db", true)), Map.of("db", 100), NOW);
+
+    assertThat(plan).extracting(Planned::key).containsExactly("a", "b");
+  }
+}
