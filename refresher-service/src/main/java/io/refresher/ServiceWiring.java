@@ -393,7 +393,8 @@ public final class ServiceWiring {
     environment.jersey().register(new HotResource(hotSet, resolver, refreshService));
     environment.jersey().register(new SourceResource(catalog));
     environment.jersey().register(new TemplateResource(templates));
-    environment.jersey().register(new PrewarmResource(prewarmer, epochGuard));
+    environment.jersey().register(
+        new PrewarmResource(prewarmer, epochGuard, () -> SourceLoadMetrics.view(environment.metrics(), sourceLoad)));
     PrewarmMetrics.register(environment.metrics(), prewarmer);
 
     return new Parts(

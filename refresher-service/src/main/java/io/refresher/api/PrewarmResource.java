@@ -3,6 +3,7 @@ package io.refresher.api;
 import io.refresher.prewarm.PrewarmStatus;
 import io.refresher.prewarm.Prewarmer;
 import io.refresher.refresh.EpochSource;
+import io.refresher.refresh.LoadState;
 import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -10,10 +11,13 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * {@code GET /v1/prewarm}: where the refill after the last Redis data loss (or the last manual
- * prewarm) stands, as the replica that leads it reports it. {@code POST /v1/prewarm}: refill now
+ * prewarm) stands, as the replica that leads it reports it ({@code prewarm}), and the load bound
+ * of each bounded datasource as this replica sees it ({@code load}). {@code POST /v1/prewarm}: refill now
  * every popular, {@code always} or in-grace key that is missing from Redis, hottest first, within
  * the datasources' load bound: 202 with the new refill's status, or 409 with the running one's.
  */
@@ -24,15 +28,20 @@ public final class PrewarmResource {
 
   private final Prewarmer prewarmer;
   private final EpochSource epochs;
+  private final Supplier<Map<String, LoadState>> load;
 
-  public PrewarmResource(Prewarmer prewarmer, EpochSource epochs) {
+  /** The refill's status, and the load bound it runs under. */
+  public record PrewarmView(PrewarmStatus prewarm, Map<String, LoadState> load) {}
+
+  public PrewarmResource(Prewarmer prewarmer, EpochSource epochs, Supplier<Map<String, LoadState>> load) {
     this.prewarmer = prewarmer;
     this.epochs = epochs;
+    this.load = load;
   }
 
   @GET
-  public PrewarmStatus status() {
-    return prewarmer.status();
+  public PrewarmView status() {
+    return new PrewarmView(prewarmer.status(), load.get());
   }
 
   @POST
@@ -44,13 +53,13 @@ public final class PrewarmResource {
     PrewarmStatus started = prewarmer.startManual(epochs.currentEpoch());
     if (started.running() && "manual".equals(started.trigger()) && started.startedAt() != null
         && (before.startedAt() == null || started.startedAt().isAfter(before.startedAt()))) {
-      return Response.accepted(started).build();
+      return Response.accepted(new PrewarmView(started, load.get())).build();
     }
     if (started.running()) {
       return conflict(started);
     }
     // Nothing was missing: the refill finished as it started.
-    return Response.accepted(started).build();
+    return Response.accepted(new PrewarmView(started, load.get())).build();
   }
 
   private static Response conflict(PrewarmStatus running) {

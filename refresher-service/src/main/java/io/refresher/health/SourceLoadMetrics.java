@@ -42,6 +42,27 @@ public final class SourceLoadMetrics implements SourceLoadListener {
             });
   }
 
+  /** Each bounded datasource's bound and wait, for {@code GET /v1/prewarm}. */
+  public static java.util.Map<String, io.refresher.refresh.LoadState> view(
+      MetricRegistry metrics, RedisSourceLoad load) {
+    java.util.Map<String, io.refresher.refresh.LoadState> views = new java.util.TreeMap<>();
+    load.bounds()
+        .forEach(
+            (datasource, bound) -> {
+              Timer wait = metrics.getTimers().get(name("refresher.datasource", datasource, "wait"));
+              com.codahale.metrics.Meter throttled = metrics.getMeters().get(name("refresher.datasource", datasource, "throttled"));
+              views.put(
+                  datasource,
+                  new io.refresher.refresh.LoadState(
+                      bound.maxQueriesPerSecond(),
+                      bound.maxConcurrent(),
+                      load.waiting(datasource),
+                      wait == null ? 0 : wait.getSnapshot().get99thPercentile() / 1_000_000.0,
+                      throttled == null ? 0 : throttled.getCount()));
+            });
+    return views;
+  }
+
   @Override
   public void onAdmitted(String datasource, Duration waited) {
     waitTimer(datasource).update(waited.toNanos(), TimeUnit.NANOSECONDS);

@@ -65,7 +65,8 @@ public final class RefreshDispatcher {
   private final AtomicLong adoptedClaims = new AtomicLong();
   private long lastRenewalMillis;
 
-  private record LostClaim(double leaseScore, long leaseUntilMillis) {}
+  /** A claim whose reply was lost, and the keys already taken from it (each is taken once). */
+  private record LostClaim(double leaseScore, long leaseUntilMillis, Set<String> adopted) {}
 
   private ScheduledExecutorService dispatcherThread;
   private ScheduledThreadPoolExecutor workers;
@@ -204,7 +205,7 @@ public final class RefreshDispatcher {
     } catch (CacheUnavailableException e) {
       // The script may have run although its reply never came: look its keys up next time.
       synchronized (lostClaims) {
-        lostClaims.add(new LostClaim(leaseScore, leaseUntil));
+        lostClaims.add(new LostClaim(leaseScore, leaseUntil, new java.util.HashSet<>()));
       }
       throw e;
     }
@@ -234,7 +235,9 @@ public final class RefreshDispatcher {
     for (LostClaim claim : lost) {
       List<DueIndex.DueKey> found = new ArrayList<>();
       for (DueIndex.DueKey due : leases.claimedWith(claim.leaseScore())) {
-        if (!held.containsKey(due.key())) {
+        // A key taken from this claim and refreshed may still carry its score for a moment (its
+        // reschedule is buffered, or a skipped refresh does not reschedule): never take it twice.
+        if (!held.containsKey(due.key()) && claim.adopted().add(due.key())) {
           found.add(due);
         }
       }

@@ -208,7 +208,10 @@ class StormRefillIT {
             for (TestApp app : List.of(APP, REPLICA)) {
               try (Response response = app.authorized(app.api("/v1/prewarm")).get()) {
                 assertThat(response.getStatus()).isEqualTo(200);
-                Map<?, ?> status = response.readEntity(Map.class);
+                Map<?, ?> body = response.readEntity(Map.class);
+                Map<?, ?> status = (Map<?, ?>) body.get("prewarm");
+                Map<?, ?> load = (Map<?, ?>) ((Map<?, ?>) body.get("load")).get("default");
+                assertThat(((Number) load.get("maxQueriesPerSecond")).intValue()).isEqualTo(BOUND);
                 assertThat(status.get("state")).isEqualTo("finished");
                 assertThat(status.get("trigger")).isEqualTo("data-loss");
                 assertThat(((Number) status.get("total")).longValue()).isEqualTo(KEYS + IN_GRACE);

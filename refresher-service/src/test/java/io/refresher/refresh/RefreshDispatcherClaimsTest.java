@@ -1,0 +1,255 @@
+package io.refresher.refresh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.refresher.registry.RefreshPolicy;
+import io.refresher.registry.Registration;
+import io.refresher.registry.RegistrationLookup;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The dispatcher's claims: a waiting key whose claim was taken over is dropped, not run; a waiting
+ * key runs with the registration as it is when it runs, not as it was when claimed; the keys of a
+ * claim whose reply was lost are found by their lease score and run.
+ */
+class RefreshDispatcherClaimsTest {
+
+  private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+  private static final RefreshSettings SETTINGS =
+      new RefreshSettings(
+          TtrSettings.fixed(Duration.ofSeconds(1)), 0.5, Duration.ofSeconds(5), Duration.ofSeconds(30), 0.0,
+          Duration.ofMillis(100), Duration.ofSeconds(1), 1024);
+  /** A 3 s claim lease: renewals every second for keys whose lease ends within 2 s. */
+  private static final DispatchSettings DISPATCH =
+      new DispatchSettings(2, 100, 10, Duration.ofMillis(20), Duration.ofSeconds(10), Duration.ofSeconds(3));
+
+  private final FakeClaims claims = new FakeClaims();
+  private final List<Registration> loaded = new CopyOnWriteArrayList<>();
+  private final Map<String, Registration> registry = new ConcurrentHashMap<>();
+  private RefreshDispatcher dispatcher;
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    if (dispatcher != null) {
+      dispatcher.stop(Duration.ofSeconds(1));
+    }
+  }
+
+  @Test
+  void waitingKey_claimTakenOverByAnotherReplica_isDroppedNotRun() {
+    register("taken", "source-a");
+    claims.due.add(new DueIndex.DueKey("taken", System.currentTimeMillis() + 6_000));
+    claims.lostOnRenewal.add("taken");
+
+    start();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> dispatcher.droppedClaims() == 1);
+    assertThat(dispatcher.inFlight()).isZero();
+    assertThat(loaded).isEmpty();
+    assertThat(claims.renewals.get()).isPositive();
+  }
+
+  @Test
+  void waitingKey_registrationChangedWhileItWaited_runsWithTheCurrentOne() {
+    register("changing", "source-old");
+    claims.due.add(new DueIndex.DueKey("changing", System.currentTimeMillis() + 2_500));
+
+    start();
+    await().atMost(Duration.ofSeconds(5)).until(() -> dispatcher.inFlight() == 1);
+    register("changing", "source-new");
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> !loaded.isEmpty());
+    assertThat(claims.renewals.get()).as("the waiting key's lease was renewed").isPositive();
+    assertThat(loaded).singleElement().extracting(Registration::source).isEqualTo("source-new");
+  }
+
+  @Test
+  void waitingKey_deletedWhileItWaited_isNotRunAndLeavesTheIndex() {
+    register("deleted", "source-a");
+    claims.due.add(new DueIndex.DueKey("deleted", System.currentTimeMillis() + 2_500));
+
+    start();
+    await().atMost(Duration.ofSeconds(5)).until(() -> dispatcher.inFlight() == 1);
+    registry.remove("deleted");
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> claims.removed.contains("deleted"));
+    assertThat(dispatcher.inFlight()).isZero();
+    assertThat(loaded).isEmpty();
+  }
+
+  @Test
+  void claimWhoseReplyWasLost_itsKeysFoundByLeaseScoreAndRun() {
+    register("stranded:1", "source-a");
+    register("stranded:2", "source-a");
+    claims.failNextClaim = true;
+    claims.takenByLostClaim.addAll(List.of("stranded:1", "stranded:2"));
+
+    start();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> loaded.size() == 2);
+    assertThat(dispatcher.adoptedClaims()).isEqualTo(2);
+    assertThat(loaded).extracting(Registration::key).containsExactlyInAnyOrder("stranded:1", "stranded:2");
+  }
+
+  private void register(String key, String source) {
+    registry.put(key, new Registration(key, source, Map.of(), Duration.ofMinutes(1), NOW, NOW, RefreshPolicy.ALWAYS, null));
+  }
+
+  private void start() {
+    RegistrationLookup lookup =
+        keys -> {
+          Map<String, Registration> found = new java.util.HashMap<>();
+          for (String key : keys) {
+            Registration registration = registry.get(key);
+            if (registration != null) {
+              found.put(key, registration);
+            }
+          }
+          return found;
+        };
+    dispatcher =
+        new RefreshDispatcher(claims, claims, lookup, refresher(), new RescheduleBuffer(claims), DISPATCH,
+            RefreshListener.NONE, new LagTracker(), InstantSource.system());
+    dispatcher.start();
+  }
+
+  private Refresher refresher() {
+    AtomicLong tokens = new AtomicLong();
+    KeyLocks locks =
+        (key, lease) ->
+            Optional.of(
+                new KeyLocks.HeldLock() {
+                  private final long token = tokens.incrementAndGet();
+
+                  @Override
+                  public long token() {
+                    return token;
+                  }
+
+                  @Override
+                  public void release() {}
+                });
+    CacheStore store =
+        new CacheStore() {
+          @Override
+          public WriteResult write(String key, String value, Fence fence, ValueMeta meta, Duration ttl, int history) {
+            return new WriteResult(true, 0, List.of(1L));
+          }
+
+          @Override
+          public int recordFailure(String key, Fence fence, String kind, String error, Instant at, Duration ttl) {
+            return 1;
+          }
+
+          @Override
+          public Optional<KeyState> state(String key) {
+            return Optional.empty();
+          }
+
+          @Override
+          public void evict(String key) {}
+        };
+    return new Refresher(
+        registration -> {
+          loaded.add(registration);
+          return "value";
+        },
+        SourceLoad.UNBOUNDED, store, locks, () -> 1L, new RefreshPlanner(SETTINGS, new Random(1)), SETTINGS,
+        (key, at) -> {}, RefreshListener.NONE,
+        new AdaptiveTtr(SETTINGS.ttr(), SETTINGS.maxTtrFraction(), SETTINGS.retryBase()), new LagTracker(), Heat.UNKNOWN,
+        InstantSource.system());
+  }
+
+  /** Hands out its due keys once; renews all but the keys marked lost; one claim may "lose its reply". */
+  private static final class FakeClaims implements DueIndex, ClaimLeases {
+    final List<DueKey> due = new CopyOnWriteArrayList<>();
+    final Set<String> lostOnRenewal = ConcurrentHashMap.newKeySet();
+    final List<String> takenByLostClaim = new CopyOnWriteArrayList<>();
+    final List<String> removed = new CopyOnWriteArrayList<>();
+    final AtomicInteger renewals = new AtomicInteger();
+    volatile boolean failNextClaim;
+    volatile double lostScore = Double.NaN;
+
+    @Override
+    public synchronized List<DueKey> claim(long horizonMillis, int limit, double leaseScore) {
+      if (failNextClaim) {
+        failNextClaim = false;
+        lostScore = leaseScore; // the script ran; only its reply was lost
+        throw new CacheUnavailableException("claim of due keys failed: Redis unavailable (timeout)", null);
+      }
+      List<DueKey> claimed = new ArrayList<>(due);
+      due.clear();
+      return claimed;
+    }
+
+    @Override
+    public Set<String> renew(Map<String, Double> expectedScores, double renewedScore) {
+      renewals.incrementAndGet();
+      Set<String> lost = new java.util.HashSet<>();
+      for (String key : expectedScores.keySet()) {
+        if (lostOnRenewal.contains(key)) {
+          lost.add(key);
+        }
+      }
+      return lost;
+    }
+
+    @Override
+    public List<DueKey> claimedWith(double leaseScore) {
+      if (leaseScore != lostScore) {
+        return List.of();
+      }
+      List<DueKey> found = new ArrayList<>();
+      takenByLostClaim.forEach(key -> found.add(new DueKey(key, System.currentTimeMillis())));
+      return found;
+    }
+
+    @Override
+    public List<DueKey> claim(long horizonMillis, int limit, long leaseUntilMillis) {
+      return claim(horizonMillis, limit, (double) leaseUntilMillis);
+    }
+
+    @Override
+    public void schedule(String key, long atMillis) {}
+
+    @Override
+    public void reschedule(Map<String, Long> atMillisByKey) {}
+
+    @Override
+    public int addMissing(Collection<String> keys, long atMillis) {
+      return 0;
+    }
+
+    @Override
+    public void remove(Collection<String> keys) {
+      removed.addAll(keys);
+    }
+
+    @Override
+    public OptionalLong plannedAt(String key) {
+      return OptionalLong.empty();
+    }
+
+    @Override
+    public long size() {
+      return due.size();
+    }
+  }
+}
