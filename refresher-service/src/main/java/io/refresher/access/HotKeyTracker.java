@@ -56,9 +56,9 @@ public final class HotKeyTracker {
    * are on the heap together until they are summed: at 100,000 distinct keys read per second, one
    * second is 16 hashes of 6,250 fields decoded into maps of strings, a few tens of MB. One second
    * per round trip is also the fastest: the client's decoding of a pipelined reply costs more per
-   * second the more seconds it holds ({@code SamplerCatchUpBench}, 100,000 keys, 60 s pause: caught
-   * up in 18-21 s with 1 s per round trip, 23-31 s with 2, 33 s with 3; all 60 s in one round trip
-   * did not finish within two attempts of 120 s). The extra round trips of a steady-state sampling
+   * second the more seconds it holds ({@code SamplerCatchUpBench}, 100,000 keys, 60 s pause, 768 MB
+   * heap: caught up in 19.5 s, median of 4 runs, with 1 s per round trip, 28 s with 2, 33 s with 3,
+   * 42 s with 5; all 60 s in one round trip did not finish within two attempts of 120 s). The extra round trips of a steady-state sampling
    * (one per second of the interval) cost a network latency each.
    */
   static final int SECONDS_PER_READ = 1;
@@ -67,8 +67,8 @@ public final class HotKeyTracker {
    * those, see {@link CatchUp#of}). The sums of a sampling's seconds are held until they are added to
    * popularity: at 100,000 distinct keys per second, 100,000 entries (about 10 MB) when the same
    * keys are read every second, up to 10 times that when every second has keys of its own. A
-   * sampling of 10 such seconds took about 3 s ({@code SamplerCatchUpBench}; the whole catch-up ran
-   * in a 128 MB heap), where one of 60 s held the whole minute at once. With the default 5 s
+   * sampling of 10 such seconds took 3-6 s ({@code SamplerCatchUpBench}; the whole catch-up ran in
+   * a 128 MB heap), where one of 60 s held the whole minute at once. With the default 5 s
    * interval a 60 s backlog is gone after 12 samplings (a minute, as long as the pause); with 1 s
    * after 7.
    */
