@@ -17,7 +17,9 @@ public interface AccessCounts {
 
   /**
    * Reads per key for each of the given seconds, summed over all shards; seconds without reads map
-   * to an empty map. An implementation may read them all in one round trip.
+   * to an empty map. An implementation may read them all in one round trip, so their counts are on
+   * the heap together: callers ask for a few seconds at a time (the sampler for {@code
+   * HotKeyTracker.SECONDS_PER_READ}).
    */
   default Map<Long, Map<String, Long>> readAll(List<Long> unixSeconds) {
     Map<Long, Map<String, Long>> all = new LinkedHashMap<>();

@@ -32,10 +32,15 @@ import org.slf4j.LoggerFactory;
  *   <li>Newly hot keys are promoted: added to the due index as due now.
  * </ol>
  *
- * <p>Cost per tick: one Redis batch for all consumed seconds, a page query per 10,000 keys above the
- * threshold, and registry lookups only for keys that are not already hot. Every {@value
- * #FULL_RESOLVE_EVERY} ticks the whole hot set is looked up again (catching deleted registrations
- * and templates) and re-added to the due index where missing.
+ * <p>Cost per tick: one pipelined Redis batch per consumed second, a page query
+ * per 10,000 keys above the threshold, and registry lookups only for keys that are not already hot.
+ * Every {@value #FULL_RESOLVE_EVERY} ticks the whole hot set is looked up again (catching deleted
+ * registrations and templates) and re-added to the due index where missing.
+ *
+ * <p>After a pause (the sampler stopped, a fresh start) it catches up on at most {@link
+ * CatchUp#secondsPerSampling()} seconds per tick, oldest first, read {@link
+ * CatchUp#secondsPerRead()} at a time: memory and a tick's duration stay bounded however long it
+ * was paused, and the counter lag shows the seconds still pending.
  */
 public final class HotKeyTracker {
 
@@ -44,8 +49,30 @@ public final class HotKeyTracker {
   private static final int FULL_RESOLVE_EVERY = 30;
   /** Keys read below 1% of the threshold are forgotten. */
   private static final double FORGET_FRACTION = 0.01;
-  /** A catch-up after downtime reads at most this many seconds (older buckets have expired). */
-  private static final int MAX_SECONDS_PER_TICK = AccessProtocol.BUCKET_TTL_SECONDS;
+  /** Seconds older than this are not read: their buckets have expired. */
+  private static final int MAX_SECONDS_BEHIND = AccessProtocol.BUCKET_TTL_SECONDS;
+  /**
+   * Seconds read per round trip (16 {@code HGETALL}s per second, pipelined). A round trip's counts
+   * are on the heap together until they are summed: at 100,000 distinct keys read per second, one
+   * second is 16 hashes of 6,250 fields decoded into maps of strings, a few tens of MB. One second
+   * per round trip is also the fastest: the client's decoding of a pipelined reply costs more per
+   * second the more seconds it holds ({@code SamplerCatchUpBench}, 100,000 keys, 60 s pause, 768 MB
+   * heap: caught up in 19.5 s, median of 4 runs, with 1 s per round trip, 28 s with 2, 33 s with 3,
+   * 42 s with 5; all 60 s in one round trip did not finish within two attempts of 120 s). The extra round trips of a steady-state sampling
+   * (one per second of the interval) cost a network latency each.
+   */
+  static final int SECONDS_PER_READ = 1;
+  /**
+   * Seconds consumed per sampling at most, unless two sampling intervals are more (then the bound is
+   * those, see {@link CatchUp#of}). The sums of a sampling's seconds are held until they are added to
+   * popularity: at 100,000 distinct keys per second, 100,000 entries (about 10 MB) when the same
+   * keys are read every second, up to 10 times that when every second has keys of its own. A
+   * sampling of 10 such seconds took 3-6 s ({@code SamplerCatchUpBench}; the whole catch-up ran in
+   * a 128 MB heap), where one of 60 s held the whole minute at once. With the default 5 s
+   * interval a 60 s backlog is gone after 12 samplings (a minute, as long as the pause); with 1 s
+   * after 7.
+   */
+  static final int MIN_SECONDS_PER_SAMPLING = 10;
   private static final long CAP_LOG_EVERY_MILLIS = 60_000;
   private static final int UNRESOLVED_MEMORY = 100_000;
   /**
@@ -65,6 +92,7 @@ public final class HotKeyTracker {
   private final DecayingRate decay;
   private final HotSetListener listener;
   private final InstantSource clock;
+  private final CatchUp catchUp;
 
   private long ticks;
   private long capBitingSince = -1;
@@ -87,6 +115,21 @@ public final class HotKeyTracker {
       AccessSettings settings,
       HotSetListener listener,
       InstantSource clock) {
+    this(counts, popularity, hot, lookup, due, settings, listener, clock, CatchUp.of(settings));
+  }
+
+  /** With other catch-up bounds than {@link CatchUp#of the defaults} (benchmarks). */
+  public HotKeyTracker(
+      AccessCounts counts,
+      PopularityStore popularity,
+      HotSetStore hot,
+      RegistrationLookup lookup,
+      DueIndex due,
+      AccessSettings settings,
+      HotSetListener listener,
+      InstantSource clock,
+      CatchUp catchUp) {
+    this.catchUp = catchUp;
     this.counts = counts;
     this.popularity = popularity;
     this.hot = hot;
@@ -102,6 +145,35 @@ public final class HotKeyTracker {
     return decay;
   }
 
+  /**
+   * How many access seconds a sampling reads per round trip and consumes at most.
+   *
+   * @param secondsPerRead seconds read per round trip (their counts are on the heap together)
+   * @param secondsPerSampling seconds consumed per sampling at most, the rest left for the next
+   */
+  public record CatchUp(int secondsPerRead, int secondsPerSampling) {
+
+    public CatchUp {
+      if (secondsPerRead < 1 || secondsPerSampling < 1 || secondsPerSampling > MAX_SECONDS_BEHIND) {
+        throw new IllegalArgumentException(
+            "catch-up bounds must be 1.." + MAX_SECONDS_BEHIND + " s, were " + secondsPerRead + " and " + secondsPerSampling);
+      }
+    }
+
+    /**
+     * {@value HotKeyTracker#SECONDS_PER_READ} second per round trip; {@value
+     * HotKeyTracker#MIN_SECONDS_PER_SAMPLING} seconds per sampling, or two sampling intervals when
+     * that is more (at most the {@value HotKeyTracker#MAX_SECONDS_BEHIND} s a bucket lives). Each
+     * sampling then consumes at least one interval more than arrives until the next, so a backlog
+     * shrinks whatever the interval, and is gone within about as long as the pause lasted.
+     */
+    public static CatchUp of(AccessSettings settings) {
+      long intervalSeconds = Math.max(1, (settings.sampleInterval().toMillis() + 999) / 1000);
+      int perSampling = (int) Math.min(MAX_SECONDS_BEHIND, Math.max(MIN_SECONDS_PER_SAMPLING, 2 * intervalSeconds));
+      return new CatchUp(SECONDS_PER_READ, perSampling);
+    }
+  }
+
   /** One sampling: consume counters, recompute the hot set, promote and demote. */
   public synchronized HotSetReport tick() {
     long now = clock.millis();
@@ -112,7 +184,7 @@ public final class HotKeyTracker {
             .orElseGet(
                 () ->
                     popularity.initialise(
-                        new PopularityStore.State(now, lastComplete - MAX_SECONDS_PER_TICK)));
+                        new PopularityStore.State(now, lastComplete - MAX_SECONDS_BEHIND)));
     long landmark = state.landmarkMillis();
     if (decay.needsRescale(now, landmark)) {
       popularity.rescale(decay.rescaleFactor(now, landmark), now);
@@ -139,27 +211,39 @@ public final class HotKeyTracker {
 
   private record Consumed(long reads, int seconds, long cursor) {}
 
+  /**
+   * Folds in the oldest pending seconds, at most {@link CatchUp#secondsPerSampling()} of them, a
+   * round trip of {@link CatchUp#secondsPerRead()} seconds at a time: each round trip's counts are
+   * summed into the increments and dropped before the next is read. The increments and the cursor
+   * (the last second consumed) are written together, and only then are the buckets deleted: a
+   * failure on the way consumes nothing, and the next sampling reads the same seconds again.
+   */
   private Consumed consume(long cursor, long lastComplete, long landmark) {
     if (lastComplete <= cursor) {
       return new Consumed(0, 0, cursor);
     }
-    long from = Math.max(cursor + 1, lastComplete - MAX_SECONDS_PER_TICK + 1);
+    long from = Math.max(cursor + 1, lastComplete - MAX_SECONDS_BEHIND + 1);
+    long to = Math.min(lastComplete, from + catchUp.secondsPerSampling() - 1);
     Map<String, Double> increments = new HashMap<>();
     List<Long> seconds = new ArrayList<>();
-    for (long second = from; second <= lastComplete; second++) {
-      seconds.add(second);
-    }
     long reads = 0;
-    for (Map.Entry<Long, Map<String, Long>> bucket : counts.readAll(seconds).entrySet()) {
-      double weight = decay.weight((bucket.getKey() + 1) * 1000, landmark);
-      for (Map.Entry<String, Long> count : bucket.getValue().entrySet()) {
-        increments.merge(count.getKey(), count.getValue() * weight, Double::sum);
-        reads += count.getValue();
+    for (long first = from; first <= to; first += catchUp.secondsPerRead()) {
+      List<Long> chunk = new ArrayList<>(catchUp.secondsPerRead());
+      for (long second = first; second <= Math.min(to, first + catchUp.secondsPerRead() - 1); second++) {
+        chunk.add(second);
       }
+      for (Map.Entry<Long, Map<String, Long>> bucket : counts.readAll(chunk).entrySet()) {
+        double weight = decay.weight((bucket.getKey() + 1) * 1000, landmark);
+        for (Map.Entry<String, Long> count : bucket.getValue().entrySet()) {
+          increments.merge(count.getKey(), count.getValue() * weight, Double::sum);
+          reads += count.getValue();
+        }
+      }
+      seconds.addAll(chunk);
     }
-    popularity.add(increments, lastComplete);
+    popularity.add(increments, to);
     counts.delete(seconds);
-    return new Consumed(reads, seconds.size(), lastComplete);
+    return new Consumed(reads, seconds.size(), to);
   }
 
   private HotSetReport recompute(long now, long landmark, Consumed consumed, long cursor) {

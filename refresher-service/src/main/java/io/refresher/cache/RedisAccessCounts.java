@@ -29,7 +29,10 @@ public final class RedisAccessCounts implements AccessCounts {
     return readAll(List.of(unixSecond)).get(unixSecond);
   }
 
-  /** All shards of all the seconds in one pipelined batch: one round trip however many seconds. */
+  /**
+   * All shards of all the seconds in one pipelined batch: one round trip however many seconds, and
+   * all their decoded counts on the heap until it ends (the sampler asks for one at a time).
+   */
   @Override
   public Map<Long, Map<String, Long>> readAll(List<Long> unixSeconds) {
     try {

@@ -1,6 +1,7 @@
 package io.refresher.access;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 import static org.assertj.core.api.Assertions.withinPercentage;
 
@@ -35,6 +36,9 @@ class HotKeyTrackerTest {
   private static final long BUSY = 1000;
   /** No scenario here needs longer than this to play out. */
   private static final int MAX_SECONDS = 600;
+  /** The tracker's catch-up bounds: seconds per sampling (at a 1 s interval) and per round trip. */
+  private static final int PER_SAMPLING = HotKeyTracker.MIN_SECONDS_PER_SAMPLING;
+  private static final int PER_READ = HotKeyTracker.SECONDS_PER_READ;
 
   private final MutableClock clock = new MutableClock(START);
   private final FakeAccessCounts counts = new FakeAccessCounts();
@@ -46,8 +50,12 @@ class HotKeyTrackerTest {
   private HotKeyTracker tracker = trackerWithCap(100);
 
   private HotKeyTracker trackerWithCap(int maxHotKeys) {
+    return tracker(maxHotKeys, SAMPLE);
+  }
+
+  private HotKeyTracker tracker(int maxHotKeys, Duration sampleInterval) {
     AccessSettings settings =
-        new AccessSettings(HALF_LIFE, THRESHOLD, COLD_AFTER, maxHotKeys, SETTLE, SAMPLE, 10_000, 100);
+        new AccessSettings(HALF_LIFE, THRESHOLD, COLD_AFTER, maxHotKeys, SETTLE, sampleInterval, 10_000, 100);
     return new HotKeyTracker(counts, popularity, hot, lookup, due, settings, reports::add, clock);
   }
 
@@ -55,6 +63,7 @@ class HotKeyTrackerTest {
 
   @Test
   void tick_coveredKeyWellAboveThreshold_isPromoted() {
+    keptUpUntil(lastCompleteSecond() - 3);
     lookup.register("a", RefreshPolicy.HOT);
     readDuringLastSeconds(3, Map.of("a", BUSY));
 
@@ -180,6 +189,7 @@ class HotKeyTrackerTest {
   @Test
   void tick_moreHotKeysThanCap_keepsTheHottest_andSwapsInANewHottest() {
     tracker = trackerWithCap(3);
+    keptUpUntil(lastCompleteSecond());
     Map<String, Long> reads =
         Map.of("k1", 6000L, "k2", 5000L, "k3", 4000L, "k4", 3000L, "k5", 2000L, "k6", 1000L);
     reads.keySet().forEach(key -> lookup.register(key, RefreshPolicy.HOT));
@@ -255,6 +265,7 @@ class HotKeyTrackerTest {
 
   @Test
   void tick_hotKeyStopsBeingRead_staysForColdAfterThenIsDemoted() {
+    keptUpUntil(lastCompleteSecond());
     lookup.register("a", RefreshPolicy.HOT);
     liveFor(5, Map.of("a", BUSY));
     assertThat(hot.keys()).containsExactly("a");
@@ -272,6 +283,7 @@ class HotKeyTrackerTest {
 
   @Test
   void tick_demotedKeyWithPolicyAlways_leavesHotSetButStaysInDueIndex() {
+    keptUpUntil(lastCompleteSecond());
     lookup.register("pinned", RefreshPolicy.ALWAYS);
     lookup.register("plain", RefreshPolicy.HOT);
     liveFor(5, Map.of("pinned", BUSY, "plain", BUSY));
@@ -302,6 +314,7 @@ class HotKeyTrackerTest {
 
   @Test
   void tick_hotKeyWhoseRegistrationWasDeleted_isDemotedAtTheNextFullCheck() {
+    keptUpUntil(lastCompleteSecond());
     lookup.register("a", RefreshPolicy.HOT);
     Map<String, Long> reads = Map.of("a", BUSY);
     liveFor(5, reads);
@@ -320,17 +333,23 @@ class HotKeyTrackerTest {
   // --- consuming the counters ---
 
   @Test
-  void tick_firstTick_consumesTheLastMinuteOfCompleteSeconds() {
+  void tick_firstTicks_catchUpOnTheLastMinuteOfCompleteSeconds() {
     long last = lastCompleteSecond();
     counts.add(last, Map.of("a", 3L, "b", 4L));
     counts.add(last - 59, Map.of("a", 5L));
     counts.add(last - 60, Map.of("a", 100L));
 
-    HotSetReport report = tracker.tick();
+    HotSetReport first = tracker.tick();
+
+    assertThat(popularity.state()).contains(new PopularityStore.State(START_MS, last - 60 + PER_SAMPLING));
+    assertThat(first.secondsConsumed()).isEqualTo(PER_SAMPLING);
+    assertThat(first.readsCounted()).isEqualTo(5);
+
+    List<HotSetReport> rest = catchUp();
 
     assertThat(popularity.state()).contains(new PopularityStore.State(START_MS, last));
-    assertThat(report.secondsConsumed()).isEqualTo(60);
-    assertThat(report.readsCounted()).isEqualTo(12);
+    assertThat(rest.stream().mapToInt(HotSetReport::secondsConsumed).sum()).isEqualTo(60 - PER_SAMPLING);
+    assertThat(rest.stream().mapToLong(HotSetReport::readsCounted).sum()).isEqualTo(7);
     assertThat(counts.deletedSeconds).containsExactlyElementsOf(secondsBetween(last - 59, last));
     assertThat(counts.readSeconds).doesNotContain(last - 60);
     assertThat(popularity.score("a")).isPositive();
@@ -339,7 +358,7 @@ class HotKeyTrackerTest {
 
   @Test
   void tick_secondNotYetSettled_isConsumedOnlyOnceSettleHasPassed() {
-    tracker.tick();
+    catchUp();
     long second = lastCompleteSecond() + 1;
     counts.add(second, Map.of("a", 9L));
     long settledAt = (second + 1) * 1000 + SETTLE.toMillis();
@@ -365,7 +384,7 @@ class HotKeyTrackerTest {
   void tick_consumedSecond_isNeverConsumedAgain() {
     long last = lastCompleteSecond();
     counts.add(last, Map.of("a", 7L));
-    HotSetReport first = tracker.tick();
+    List<HotSetReport> first = catchUp();
     double scoreAfterFirst = popularity.score("a");
 
     HotSetReport sameInstant = tracker.tick();
@@ -373,7 +392,7 @@ class HotKeyTrackerTest {
     clock.advance(SAMPLE);
     HotSetReport next = tracker.tick();
 
-    assertThat(first.readsCounted()).isEqualTo(7);
+    assertThat(first.stream().mapToLong(HotSetReport::readsCounted).sum()).isEqualTo(7);
     assertThat(sameInstant.secondsConsumed()).isZero();
     assertThat(sameInstant.readsCounted()).isZero();
     assertThat(next.secondsConsumed()).isEqualTo(1);
@@ -386,20 +405,152 @@ class HotKeyTrackerTest {
 
   @Test
   void tick_afterLongPause_readsOnlyTheLastMinute() {
-    tracker.tick();
+    catchUp();
     clock.advance(Duration.ofMinutes(5));
     long last = lastCompleteSecond();
     counts.add(last - 60, Map.of("a", 100L)); // expired in Redis by now
     counts.add(last - 59, Map.of("a", 2L));
     int readBefore = counts.readSeconds.size();
 
-    HotSetReport report = tracker.tick();
+    HotSetReport first = tracker.tick();
+    List<HotSetReport> rest = catchUp();
 
-    assertThat(report.secondsConsumed()).isEqualTo(60);
-    assertThat(report.readsCounted()).isEqualTo(2);
+    assertThat(first.secondsConsumed()).isEqualTo(PER_SAMPLING);
+    assertThat(first.readsCounted()).isEqualTo(2);
+    assertThat(first.counterLagMillis()).isEqualTo(clock.millis() - (last - 60 + PER_SAMPLING + 1) * 1000);
+    assertThat(rest.stream().mapToInt(HotSetReport::secondsConsumed).sum()).isEqualTo(60 - PER_SAMPLING);
     assertThat(counts.readSeconds.subList(readBefore, counts.readSeconds.size()))
         .containsExactlyElementsOf(secondsBetween(last - 59, last));
     assertThat(popularity.state().orElseThrow().cursorSecond()).isEqualTo(last);
+  }
+
+  // --- catching up after a pause ---
+
+  @Test
+  void tick_afterMinutePause_consumesAtMostTheBoundPerSamplingOldestFirst() {
+    List<Long> pending = pausedFor(Duration.ofSeconds(60));
+    long written = readInEach(pending, 3, 1);
+
+    HotSetReport report = tracker.tick();
+
+    List<Long> first = pending.subList(0, PER_SAMPLING);
+    assertThat(pending).hasSize(60);
+    assertThat(report.secondsConsumed()).isEqualTo(PER_SAMPLING);
+    assertThat(report.readsCounted()).isEqualTo(written * PER_SAMPLING / pending.size());
+    assertThat(counts.readSeconds).containsExactlyElementsOf(first);
+    assertThat(counts.readAllCalls).isNotEmpty().allSatisfy(call -> assertThat(call).hasSizeLessThanOrEqualTo(PER_READ));
+    assertThat(counts.deletedSeconds).containsExactlyElementsOf(first);
+  }
+
+  @Test
+  void tick_successiveTicksAfterMinutePause_consumeEverySecondExactlyOnce() {
+    List<Long> pending = pausedFor(Duration.ofSeconds(60));
+    long written = readInEach(pending, 3, BUSY);
+    long landmark = popularity.state().orElseThrow().landmarkMillis();
+
+    List<HotSetReport> catchUp = catchUp();
+
+    assertThat(catchUp).hasSize(60 / PER_SAMPLING);
+    assertThat(catchUp).allSatisfy(report -> assertThat(report.secondsConsumed()).isEqualTo(PER_SAMPLING));
+    assertThat(catchUp.stream().mapToLong(HotSetReport::readsCounted).sum()).isEqualTo(written);
+    assertThat(counts.readSeconds).containsExactlyElementsOf(pending);
+    assertThat(counts.deletedSeconds).containsExactlyElementsOf(pending);
+    assertThat(counts.readAllCalls).allSatisfy(call -> assertThat(call).hasSizeLessThanOrEqualTo(PER_READ));
+    // each second weighted at its own end, whichever sampling consumed it
+    String key = "k" + pending.get(0) + ":0";
+    assertThat(popularity.score(key))
+        .isCloseTo(BUSY * tracker.decay().weight((pending.get(0) + 1) * 1000, landmark), withinPercentage(1e-9));
+    HotSetReport idle = tracker.tick();
+    assertThat(idle.secondsConsumed()).isZero();
+    assertThat(counts.readSeconds).hasSameSizeAs(pending);
+  }
+
+  @Test
+  void tick_catchingUp_cursorAdvancesOnlyOverConsumedSeconds() {
+    List<Long> pending = pausedFor(Duration.ofSeconds(60));
+    readInEach(pending, 1, 1);
+
+    for (int tick = 1; tick <= 60 / PER_SAMPLING; tick++) {
+      tracker.tick();
+
+      long consumedUpTo = pending.get(tick * PER_SAMPLING - 1);
+      assertThat(popularity.state().orElseThrow().cursorSecond()).as("cursor after tick %d", tick).isEqualTo(consumedUpTo);
+      assertThat(counts.readSeconds).as("read after tick %d", tick).allSatisfy(second -> assertThat(second).isLessThanOrEqualTo(consumedUpTo));
+      assertThat(counts.deletedSeconds).as("deleted after tick %d", tick).hasSize(tick * PER_SAMPLING);
+    }
+  }
+
+  @Test
+  void tick_catchingUp_reportsTheLagOfTheSecondsStillPending() {
+    List<Long> pending = pausedFor(Duration.ofSeconds(60));
+    readInEach(pending, 1, 1);
+    long now = clock.millis();
+    long last = pending.get(pending.size() - 1);
+
+    List<HotSetReport> catchUp = catchUp();
+
+    for (int tick = 1; tick <= catchUp.size(); tick++) {
+      long consumedUpTo = pending.get(tick * PER_SAMPLING - 1);
+      assertThat(catchUp.get(tick - 1).counterLagMillis()).as("lag after tick %d", tick).isEqualTo(now - (consumedUpTo + 1) * 1000);
+    }
+    assertThat(catchUp.get(0).counterLagMillis()).isGreaterThanOrEqualTo((60 - PER_SAMPLING) * 1000L);
+    assertThat(catchUp.get(catchUp.size() - 1).counterLagMillis()).isEqualTo(now - (last + 1) * 1000).isLessThan(SETTLE.toMillis() + 1000);
+  }
+
+  @Test
+  void tick_catchingUpWhileReadsGoOn_catchesUpAndConsumesEverySecondOnce() {
+    // the first sampling comes a second later: then a full minute is pending, none of it expired
+    List<Long> pending = pausedFor(Duration.ofSeconds(59));
+    long written = readInEach(pending, 2, 1);
+    long firstLiveSecond = Math.floorDiv(clock.millis(), 1000L);
+
+    HotSetReport caughtUp = liveUntil(report -> report.counterLagMillis() < SETTLE.toMillis() + 1000, Map.of("a", 5L));
+
+    // the backlog shrinks by the bound less the one new second per sampling: 60 s, 51 s, ... 6 s
+    assertThat(reports).hasSize(7);
+    assertThat(reports).allSatisfy(report -> assertThat(report.secondsConsumed()).isLessThanOrEqualTo(PER_SAMPLING));
+    long liveSecondsConsumed = lastCompleteSecond() - firstLiveSecond + 1;
+    assertThat(liveSecondsConsumed).isPositive();
+    assertThat(reports.stream().mapToLong(HotSetReport::readsCounted).sum()).isEqualTo(written + 5 * liveSecondsConsumed);
+    assertThat(counts.readSeconds).doesNotHaveDuplicates().startsWith(pending.toArray(Long[]::new));
+    assertThat(counts.readAllCalls).allSatisfy(call -> assertThat(call).hasSizeLessThanOrEqualTo(PER_READ));
+    assertThat(popularity.state().orElseThrow().cursorSecond()).isEqualTo(lastCompleteSecond());
+    assertThat(caughtUp.counterLagMillis()).isPositive();
+  }
+
+  @Test
+  void tick_readFailsPartWayThroughASampling_consumesNothingAndTheNextSamplingReadsTheSameSeconds() {
+    List<Long> pending = pausedFor(Duration.ofSeconds(60));
+    long written = readInEach(pending, 1, 1);
+    long cursor = popularity.state().orElseThrow().cursorSecond();
+    counts.failReadAllCall(2);
+
+    assertThatThrownBy(tracker::tick).isInstanceOf(IllegalStateException.class);
+
+    assertThat(popularity.state().orElseThrow().cursorSecond()).isEqualTo(cursor);
+    assertThat(popularity.size()).isZero();
+    assertThat(counts.deletedSeconds).isEmpty();
+
+    counts.readSeconds.clear();
+    List<HotSetReport> catchUp = catchUp();
+
+    assertThat(catchUp.get(0).secondsConsumed()).isEqualTo(PER_SAMPLING);
+    assertThat(catchUp.stream().mapToLong(HotSetReport::readsCounted).sum()).isEqualTo(written);
+    assertThat(counts.readSeconds).containsExactlyElementsOf(pending);
+    assertThat(counts.deletedSeconds).containsExactlyElementsOf(pending);
+  }
+
+  @Test
+  void tick_sampleIntervalOf20s_consumesUpToTwoIntervalsPerSampling() {
+    tracker = tracker(100, Duration.ofSeconds(20));
+    List<Long> pending = pausedFor(Duration.ofSeconds(60));
+    readInEach(pending, 1, 1);
+
+    HotSetReport report = tracker.tick();
+
+    // still faster than the seconds arriving between samplings, so it catches up
+    assertThat(report.secondsConsumed()).isEqualTo(40);
+    assertThat(counts.readAllCalls).allSatisfy(call -> assertThat(call).hasSizeLessThanOrEqualTo(PER_READ));
   }
 
   // --- landmark ---
@@ -492,6 +643,50 @@ class HotKeyTrackerTest {
     throw new AssertionError(key + " not demoted within " + MAX_SECONDS + " s");
   }
 
+  /**
+   * A sampler that kept up until now, then was paused for {@code pause}: returns the complete
+   * seconds now pending, oldest first.
+   */
+  private List<Long> pausedFor(Duration pause) {
+    long cursor = lastCompleteSecond();
+    keptUpUntil(cursor);
+    clock.advance(pause);
+    return secondsBetween(cursor + 1, lastCompleteSecond());
+  }
+
+  /** As if the sampler had been running and had consumed every second up to {@code cursor}. */
+  private void keptUpUntil(long cursor) {
+    popularity.setState(new PopularityStore.State(START_MS, cursor));
+  }
+
+  /**
+   * In each second, {@code keysPerSecond} keys of that second only, read {@code readsPerKey} times
+   * each; returns the reads.
+   */
+  private long readInEach(List<Long> seconds, int keysPerSecond, long readsPerKey) {
+    for (long second : seconds) {
+      Map<String, Long> reads = new HashMap<>();
+      for (int i = 0; i < keysPerSecond; i++) {
+        reads.put("k" + second + ":" + i, readsPerKey);
+      }
+      counts.add(second, reads);
+    }
+    return seconds.size() * keysPerSecond * readsPerKey;
+  }
+
+  /** Ticks without moving the clock until a tick consumes nothing; returns the ticks that did. */
+  private List<HotSetReport> catchUp() {
+    List<HotSetReport> consuming = new ArrayList<>();
+    for (int tick = 0; tick < MAX_SECONDS; tick++) {
+      HotSetReport report = tracker.tick();
+      if (report.secondsConsumed() == 0) {
+        return consuming;
+      }
+      consuming.add(report);
+    }
+    throw new AssertionError("not caught up within " + MAX_SECONDS + " ticks");
+  }
+
   private static List<Long> secondsBetween(long first, long last) {
     return LongStream.rangeClosed(first, last).boxed().toList();
   }
@@ -504,6 +699,14 @@ class HotKeyTrackerTest {
     private final Map<Long, Map<String, Long>> bySecond = new HashMap<>();
     final List<Long> readSeconds = new ArrayList<>();
     final List<Long> deletedSeconds = new ArrayList<>();
+    /** The seconds asked for in each {@link #readAll} call (one round trip in Redis). */
+    final List<List<Long>> readAllCalls = new ArrayList<>();
+    private int failingCall;
+
+    /** The {@code call}-th next {@link #readAll} call (1 = the next) fails, once. */
+    void failReadAllCall(int call) {
+      failingCall = readAllCalls.size() + call;
+    }
 
     void add(long second, Map<String, Long> reads) {
       Map<String, Long> counted = bySecond.computeIfAbsent(second, s -> new HashMap<>());
@@ -514,6 +717,15 @@ class HotKeyTrackerTest {
     public Map<String, Long> read(long unixSecond) {
       readSeconds.add(unixSecond);
       return Map.copyOf(bySecond.getOrDefault(unixSecond, Map.of()));
+    }
+
+    @Override
+    public Map<Long, Map<String, Long>> readAll(List<Long> unixSeconds) {
+      readAllCalls.add(List.copyOf(unixSeconds));
+      if (readAllCalls.size() == failingCall) {
+        throw new IllegalStateException("counters unreachable");
+      }
+      return AccessCounts.super.readAll(unixSeconds);
     }
 
     @Override
