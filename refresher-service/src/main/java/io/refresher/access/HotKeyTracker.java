@@ -223,16 +223,22 @@ public final class HotKeyTracker {
       return new Consumed(0, 0, cursor);
     }
     long from = Math.max(cursor + 1, lastComplete - MAX_SECONDS_BEHIND + 1);
-    long to = Math.min(lastComplete, from + catchUp.secondsPerSampling() - 1);
+    // The bound counts seconds that held reads: an empty second costs one round trip and nothing
+    // on the heap, so a fresh start (a minute of empty buckets behind it) catches up at once.
+    long to = from - 1;
+    int withReads = 0;
     Map<String, Double> increments = new HashMap<>();
     List<Long> seconds = new ArrayList<>();
     long reads = 0;
-    for (long first = from; first <= to; first += catchUp.secondsPerRead()) {
+    for (long first = from; first <= lastComplete && withReads < catchUp.secondsPerSampling(); first += catchUp.secondsPerRead()) {
       List<Long> chunk = new ArrayList<>(catchUp.secondsPerRead());
-      for (long second = first; second <= Math.min(to, first + catchUp.secondsPerRead() - 1); second++) {
+      for (long second = first; second <= Math.min(lastComplete, first + catchUp.secondsPerRead() - 1); second++) {
         chunk.add(second);
       }
       for (Map.Entry<Long, Map<String, Long>> bucket : counts.readAll(chunk).entrySet()) {
+        if (!bucket.getValue().isEmpty()) {
+          withReads++;
+        }
         double weight = decay.weight((bucket.getKey() + 1) * 1000, landmark);
         for (Map.Entry<String, Long> count : bucket.getValue().entrySet()) {
           increments.merge(count.getKey(), count.getValue() * weight, Double::sum);
@@ -240,6 +246,7 @@ public final class HotKeyTracker {
         }
       }
       seconds.addAll(chunk);
+      to = chunk.get(chunk.size() - 1);
     }
     popularity.add(increments, to);
     counts.delete(seconds);
