@@ -81,5 +81,11 @@ class PrewarmApiIT {
     }
     kept.forEach((key, value) -> assertThat(APP.get(key)).as("present %s untouched", key).isEqualTo(value));
     assertThat(APP.database().executionsOf("stamped_source") - runsBefore).isEqualTo(KEYS);
+    // The bound's metrics, named as docs/prewarm.md and the alert rules in docs/operations.md say.
+    var metrics = APP.extension().getEnvironment().metrics();
+    assertThat(metrics.getTimers().get("refresher.datasource.default.wait").getCount()).isGreaterThanOrEqualTo(KEYS);
+    assertThat(metrics.getMeters()).containsKey("refresher.datasource.default.throttled");
+    assertThat(metrics.getGauges()).containsKeys(
+        "refresher.datasource.default.waiting", "refresher.datasource.default.max-queries-per-second");
   }
 }

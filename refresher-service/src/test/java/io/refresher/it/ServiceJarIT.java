@@ -94,7 +94,11 @@ class ServiceJarIT {
         .contains("refresher_hot_left_out_total")
         .contains("refresher_hot_unresolved")
         .contains("refresher_access_counter_lag_ms")
-        .contains("refresher_redis_data_losses");
+        .contains("refresher_redis_data_losses")
+        .contains("refresher_prewarm_running")
+        .contains("refresher_prewarm_left")
+        .contains("refresher_prewarm_failed")
+        .contains("refresher_dispatch_dropped_claims");
 
     service.destroy();
     assertThat(service.waitFor(60, TimeUnit.SECONDS)).as("stops on SIGTERM").isTrue();
