@@ -74,7 +74,7 @@ import io.refresher.scheduling.QuartzManager;
 import io.refresher.scheduling.ReconcileDueIndexJob;
 import io.refresher.scheduling.SampleAccessJob;
 import io.refresher.scheduling.SnapshotPopularityJob;
-import io.refresher.source.JdbcValueLoader;
+import io.refresher.jdbc.JdbcValueLoader;
 import io.refresher.source.SourceCatalog;
 import io.refresher.source.SourceDefinition;
 import java.time.Duration;

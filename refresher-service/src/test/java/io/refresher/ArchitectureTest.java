@@ -1,6 +1,7 @@
 package io.refresher;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.ArchConfiguration;
@@ -118,13 +119,41 @@ class ArchitectureTest {
     ArchRule rule =
         noClasses()
             .that()
-            .resideInAnyPackage("io.refresher.registry..", "io.refresher.refresh..", "io.refresher.access..", "io.refresher.prewarm..")
+            .resideInAnyPackage(
+                "io.refresher.registry..", "io.refresher.refresh..", "io.refresher.access..", "io.refresher.prewarm..",
+                "io.refresher.source..")
             .should()
             .dependOnClassesThat()
             .resideInAnyPackage(
                 "io.refresher.cache..", "io.refresher.persistence..", "io.refresher.scheduling..", "io.refresher.api..",
-                "io.refresher.health..", "io.refresher.config..")
+                "io.refresher.health..", "io.refresher.config..", "io.refresher.jdbc..")
             .because("the domain talks to its adapters through ports it owns");
+
+    rule.check(classes);
+  }
+
+  @Test
+  void packages_haveNoCycles() {
+    ArchRule rule =
+        slices()
+            .matching("io.refresher.(*)..")
+            .should()
+            .beFreeOfCycles()
+            .because("each package is one room with one door; a cycle makes two rooms one");
+
+    rule.check(classes);
+  }
+
+  @Test
+  void sourceDefinitions_dependencies_includeNoFramework() {
+    ArchRule rule =
+        noClasses()
+            .that()
+            .resideInAPackage("io.refresher.source..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(FRAMEWORKS)
+            .because("what a source is (its parameters, its result) is domain; running it on JDBC is the jdbc adapter's job");
 
     rule.check(classes);
   }

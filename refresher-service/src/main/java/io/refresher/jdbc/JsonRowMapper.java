@@ -1,4 +1,4 @@
-package io.refresher.source;
+package io.refresher.jdbc;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

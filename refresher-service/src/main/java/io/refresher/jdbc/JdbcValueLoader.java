@@ -1,4 +1,10 @@
-package io.refresher.source;
+package io.refresher.jdbc;
+
+import io.refresher.source.SourceCatalog;
+import io.refresher.source.SourceDefinition;
+import io.refresher.source.SourceException;
+import io.refresher.source.ResultShape;
+import io.refresher.source.ParamType;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
