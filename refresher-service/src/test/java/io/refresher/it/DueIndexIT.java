@@ -89,4 +89,78 @@ class DueIndexIT {
     assertThat(index.plannedAt("missing-1")).hasValue(100);
     assertThat(index.size()).isEqualTo(3);
   }
+
+  @Test
+  void claimWithLeaseScore_claimedAgainAfterTheLease_reportsTheFirstPlannedTime() {
+    index.schedule("k", 1_000);
+
+    List<DueIndex.DueKey> first = index.claim(2_000, 10, 5_000 + 7 / 1024.0);
+    List<DueIndex.DueKey> again = index.claim(6_000, 10, 9_000 + 3 / 1024.0);
+
+    assertThat(first).containsExactly(new DueIndex.DueKey("k", 1_000));
+    assertThat(again).as("lag is measured from the plan, not from the lease").containsExactly(new DueIndex.DueKey("k", 1_000));
+  }
+
+  @Test
+  void claimWithLeaseScore_rescheduledKey_startsANewPlan() {
+    index.schedule("k", 1_000);
+    index.claim(2_000, 10, 5_000.5);
+
+    index.reschedule(Map.of("k", 20_000L));
+
+    assertThat(index.claim(30_000, 10, 40_000.5)).containsExactly(new DueIndex.DueKey("k", 20_000));
+  }
+
+  @Test
+  void renew_keepsOnlyClaimsStillHeld() {
+    index.schedule("mine", 100);
+    index.schedule("taken", 100);
+    index.schedule("rescheduled", 100);
+    double score = 5_000 + 11 / 1024.0;
+    assertThat(index.claim(1_000, 10, score)).hasSize(3);
+    index.schedule("taken", 9_000); // as if another replica claimed it after the lease ran out
+    index.reschedule(Map.of("rescheduled", 50_000L));
+
+    java.util.Set<String> lost = index.renew(Map.of("mine", score, "taken", score, "rescheduled", score), 8_000 + 5 / 1024.0);
+
+    assertThat(lost).containsExactlyInAnyOrder("taken", "rescheduled");
+    assertThat(index.plannedAt("mine")).hasValue(8_000);
+    assertThat(index.plannedAt("taken")).hasValue(9_000);
+    assertThat(index.plannedAt("rescheduled")).hasValue(50_000);
+  }
+
+  @Test
+  void claimedWith_findsExactlyTheKeysOfOneClaim() {
+    for (int i = 0; i < 6; i++) {
+      index.schedule("k" + i, i);
+    }
+    double lost = 5_000 + 100 / 1024.0;
+    List<String> taken = index.claim(1_000, 3, lost).stream().map(DueIndex.DueKey::key).toList();
+    index.claim(1_000, 10, 5_000 + 101 / 1024.0);
+
+    assertThat(index.claimedWith(lost)).extracting(DueIndex.DueKey::key).containsExactlyInAnyOrderElementsOf(taken);
+  }
+
+  @Test
+  void scheduleEarliest_movesOnlyToAnEarlierTime_addsMissing() {
+    index.schedule("later", 9_000);
+    index.schedule("earlier", 100);
+
+    index.scheduleEarliest(Map.of("later", 1_000.0, "earlier", 1_000.0, "missing", 1_000.0));
+
+    assertThat(index.plannedAt("later")).hasValue(1_000);
+    assertThat(index.plannedAt("earlier")).hasValue(100);
+    assertThat(index.plannedAt("missing")).hasValue(1_000);
+  }
+
+  @Test
+  void scheduleIfMissing_eachAtItsOwnTime_existingUntouched() {
+    index.schedule("present", 9_000);
+
+    index.scheduleIfMissing(Map.of("present", 1.0, "a", 2_000.0, "b", 3_000.0));
+
+    assertThat(index.plannedAt("present")).hasValue(9_000);
+    assertThat(index.plannedAt("a")).hasValue(2_000);
+    assertThat(index.plannedAt("b")).hasValue(3_000);
+  }
 }
