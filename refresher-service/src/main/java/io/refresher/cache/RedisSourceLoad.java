@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Rate</b>: Redisson's {@link RRateLimiter} with {@link RateType#OVERALL}, a sliding
- *       window of one second shared by all clients of this Redis: at most {@code
- *       maxQueriesPerSecond} source queries start in any second, however many replicas run. One
+ *       window shared by all clients of this Redis: at most {@code maxQueriesPerSecond} source
+ *       queries start in any second, however many replicas run, in small bursts ({@link Pace}). One
  *       permit is taken per query, just before it runs, so the window the limiter counts is the
  *       window the database sees (a batch of permits taken ahead would let queries that held
  *       permits for a while land in the next second). The waiting is Redisson's: its script
@@ -51,13 +51,34 @@ public final class RedisSourceLoad implements SourceLoad {
   private static final long FIRST_PAUSE_MILLIS = 2;
   private static final long LONGEST_PAUSE_MILLIS = 25;
   /**
-   * The limiter's window is one second plus this guard. A permit is taken right before its query,
-   * but on a loaded machine a GC pause or a busy core can delay the query itself by tens of
-   * milliseconds: without the guard, the database saw up to 216 queries in one second under a
-   * bound of 200 (StormRefillIT, two replicas on two cores). The cost is a sustained rate 5% under
-   * the bound.
+   * The limiter's window, before the guard: short, so that permits come in small bursts. A
+   * sliding window hands out all its permits as soon as they are free: with a one-second window, a
+   * backlog drew the whole second's 200 permits within 16 ms, then nothing for a second (200
+   * queries landing on the database at once). With 100 ms windows the same bound comes as 20
+   * permits every 100 ms. (Shorter windows lose more of the bound to the waiters' wake-up lag:
+   * Redisson's timer ticks every 10 ms.) A bound below 10 per second uses one permit per {@code 1
+   * / rate}.
    */
-  static final Duration WINDOW = Duration.ofMillis(1050);
+  static final long SHORTEST_WINDOW_MILLIS = 100;
+  /**
+   * Each window is widened by this fraction. A permit is taken right before its query, but on a
+   * loaded machine a GC pause or a busy core can delay the query itself: without the guard, the
+   * database saw up to 216 queries in one second under a bound of 200 (StormRefillIT, two replicas
+   * on two cores, one-second windows). With it, any second of the database's clock holds at most
+   * {@code ceil((1000 + delay) / 105)} windows of 20: the bound holds for queries delayed up to
+   * 50 ms after their permit. The cost is a sustained rate 5% under the bound, and a little more
+   * for the waiters' wake-up lag.
+   */
+  static final double WINDOW_GUARD = 0.05;
+
+  /** The limiter's rate: permits per window. */
+  record Pace(long permits, Duration window) {
+    static Pace of(int queriesPerSecond) {
+      long permits = Math.max(1, Math.round(queriesPerSecond * SHORTEST_WINDOW_MILLIS / 1000.0));
+      long windowMillis = (long) Math.ceil(permits * 1000.0 / queriesPerSecond);
+      return new Pace(permits, Duration.ofMillis((long) Math.ceil(windowMillis * (1 + WINDOW_GUARD))));
+    }
+  }
 
   private final Map<String, Limits> byDatasource = new LinkedHashMap<>();
   private final Function<String, String> datasourceOfSource;
@@ -141,20 +162,22 @@ public final class RedisSourceLoad implements SourceLoad {
   private final class Limits {
     private final LoadBound bound;
     private final RRateLimiter rate;
+    private final Pace pace;
     private final RPermitExpirableSemaphore slots;
     private final AtomicInteger waiting = new AtomicInteger();
 
     Limits(RedissonClient redisson, LoadBound bound) {
       this.bound = bound;
       this.rate = bound.maxQueriesPerSecond() > 0 ? redisson.getRateLimiter(PREFIX + "rate:" + bound.datasource()) : null;
+      this.pace = bound.maxQueriesPerSecond() > 0 ? Pace.of(bound.maxQueriesPerSecond()) : null;
       this.slots = bound.maxConcurrent() > 0 ? redisson.getPermitExpirableSemaphore(PREFIX + "slots:" + bound.datasource()) : null;
     }
 
     void initialise(boolean updateChanged) {
-      if (rate != null && !rate.trySetRate(RateType.OVERALL, bound.maxQueriesPerSecond(), WINDOW) && updateChanged) {
+      if (rate != null && !rate.trySetRate(RateType.OVERALL, pace.permits(), pace.window()) && updateChanged) {
         RateLimiterConfig stored = rate.getConfig();
-        if (stored.getRate() != bound.maxQueriesPerSecond() || stored.getRateInterval() != WINDOW.toMillis()) {
-          rate.setRate(RateType.OVERALL, bound.maxQueriesPerSecond(), WINDOW);
+        if (stored.getRate() != pace.permits() || stored.getRateInterval() != pace.window().toMillis()) {
+          rate.setRate(RateType.OVERALL, pace.permits(), pace.window());
           LOG.info("load bound of datasource '{}' changed to {} queries/s", bound.datasource(), bound.maxQueriesPerSecond());
         }
       }

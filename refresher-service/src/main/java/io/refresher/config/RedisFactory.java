@@ -164,6 +164,15 @@ public class RedisFactory {
   private static final org.redisson.config.DelayStrategy RECONNECTION_DELAY =
       new org.redisson.config.EqualJitterDelay(java.time.Duration.ofMillis(20), java.time.Duration.ofSeconds(2));
 
+  /**
+   * The delay before a failed command's one retry, 10 ms. It also sets the tick of Redisson's
+   * timer (the smaller of it and the command timeout), on which the rate limiter's waiters wake
+   * up: with the default (about a second), the timer ticks every 100 ms and a refresh waiting for
+   * its datasource's rate permit waits up to 100 ms too long, a third of the bound lost at 40/s.
+   */
+  private static final org.redisson.config.DelayStrategy RETRY_DELAY =
+      new org.redisson.config.ConstantDelay(java.time.Duration.ofMillis(10));
+
   public RedissonClient build() {
     return build(null);
   }
@@ -197,6 +206,7 @@ public class RedisFactory {
           .setMasterConnectionMinimumIdleSize(Math.min(8, connectionPoolSize))
           .setRetryAttempts(1)
           .setReconnectionDelay(RECONNECTION_DELAY)
+          .setRetryDelay(RETRY_DELAY)
           .setPingConnectionInterval(5_000);
       if (credentials.password() != null) {
         cluster.setPassword(credentials.password());
@@ -223,6 +233,7 @@ public class RedisFactory {
         .setConnectionMinimumIdleSize(Math.min(8, connectionPoolSize))
         .setRetryAttempts(1)
         .setReconnectionDelay(RECONNECTION_DELAY)
+        .setRetryDelay(RETRY_DELAY)
         .setPingConnectionInterval(5_000);
     return Redisson.create(config);
   }
