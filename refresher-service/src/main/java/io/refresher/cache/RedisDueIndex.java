@@ -127,21 +127,23 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
     // than the limit, which keeps one round trip per claim.
     int perShard = Math.max(1, (limit + shards - 1) / shards);
     try {
-      RBatch batch = redisson.createBatch();
-      for (int shard = 0; shard < shards; shard++) {
-        batch
-            .getScript(StringCodec.INSTANCE)
-            .evalAsync(
-                shardKey(shard),
-                RScript.Mode.READ_WRITE,
-                CLAIM,
-                RScript.ReturnType.MULTI,
-                List.<Object>of(shardKey(shard)),
-                Long.toString(horizonMillis),
-                Integer.toString(perShard),
-                Long.toString(leaseUntilMillis));
-      }
-      BatchResult<?> results = batch.execute();
+      BatchResult<?> results =
+          executeScripts(
+              batch -> {
+                for (int shard = 0; shard < shards; shard++) {
+                  batch
+                      .getScript(StringCodec.INSTANCE)
+                      .evalAsync(
+                          shardKey(shard),
+                          RScript.Mode.READ_WRITE,
+                          CLAIM,
+                          RScript.ReturnType.MULTI,
+                          List.<Object>of(shardKey(shard)),
+                          Long.toString(horizonMillis),
+                          Integer.toString(perShard),
+                          Long.toString(leaseUntilMillis));
+                }
+              });
       List<DueKey> claimed = new ArrayList<>();
       for (Object result : results.getResponses()) {
         List<?> pairs = (List<?>) result;
@@ -188,17 +190,20 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
         });
     Set<String> lost = new HashSet<>();
     try {
-      RBatch batch = redisson.createBatch();
-      for (int shard = 0; shard < shards; shard++) {
-        if (args.get(shard).size() > 1) {
-          batch
-              .getScript(StringCodec.INSTANCE)
-              .evalAsync(
-                  shardKey(shard), RScript.Mode.READ_WRITE, RENEW, RScript.ReturnType.MULTI,
-                  List.<Object>of(shardKey(shard)), args.get(shard).toArray());
-        }
-      }
-      for (Object result : batch.execute().getResponses()) {
+      BatchResult<?> results =
+          executeScripts(
+              batch -> {
+                for (int shard = 0; shard < shards; shard++) {
+                  if (args.get(shard).size() > 1) {
+                    batch
+                        .getScript(StringCodec.INSTANCE)
+                        .evalAsync(
+                            shardKey(shard), RScript.Mode.READ_WRITE, RENEW, RScript.ReturnType.MULTI,
+                            List.<Object>of(shardKey(shard)), args.get(shard).toArray());
+                  }
+                }
+              });
+      for (Object result : results.getResponses()) {
         for (Object member : (List<?>) result) {
           lost.add((String) member);
         }
@@ -217,16 +222,19 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
   private List<List<Object>> perShard(
       String script, java.util.function.IntFunction<List<Object>> argsOf, String what) {
     try {
-      RBatch batch = redisson.createBatch();
-      for (int shard = 0; shard < shards; shard++) {
-        batch
-            .getScript(StringCodec.INSTANCE)
-            .evalAsync(
-                shardKey(shard), RScript.Mode.READ_WRITE, script, RScript.ReturnType.MULTI,
-                List.<Object>of(shardKey(shard), plannedKey(shard)), argsOf.apply(shard).toArray());
-      }
+      BatchResult<?> executed =
+          executeScripts(
+              batch -> {
+                for (int shard = 0; shard < shards; shard++) {
+                  batch
+                      .getScript(StringCodec.INSTANCE)
+                      .evalAsync(
+                          shardKey(shard), RScript.Mode.READ_WRITE, script, RScript.ReturnType.MULTI,
+                          List.<Object>of(shardKey(shard), plannedKey(shard)), argsOf.apply(shard).toArray());
+                }
+              });
       List<List<Object>> results = new ArrayList<>();
-      for (Object result : batch.execute().getResponses()) {
+      for (Object result : executed.getResponses()) {
         @SuppressWarnings("unchecked")
         List<Object> list = (List<Object>) result;
         results.add(list);
@@ -245,6 +253,32 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
       }
     }
     return keys;
+  }
+
+  /**
+   * Fills a new batch and executes it; when Redis answers {@code NOSCRIPT}, loads this index's
+   * scripts and executes a new batch once more. Redisson sends the scripts of a batch as {@code
+   * EVALSHA} when its client-side cache says the node has them; after Redis restarted empty on the
+   * same address that cache is wrong, and without this the dispatcher's claims failed for seconds
+   * after a data loss, in the middle of the refill.
+   */
+  private BatchResult<?> executeScripts(java.util.function.Consumer<RBatch> fill) {
+    RBatch batch = redisson.createBatch();
+    fill.accept(batch);
+    try {
+      return batch.execute();
+    } catch (RedisException e) {
+      if (!String.valueOf(e.getMessage()).contains("NOSCRIPT")) {
+        throw e;
+      }
+      RScript scripts = redisson.getScript(StringCodec.INSTANCE);
+      for (String script : List.of(CLAIM, CLAIM_TAGGED, RENEW, CLAIMED_WITH, ZADD_FLAGGED)) {
+        scripts.scriptLoad(script);
+      }
+      RBatch again = redisson.createBatch();
+      fill.accept(again);
+      return again.execute();
+    }
   }
 
   @Override
@@ -332,23 +366,26 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   private int runFlagged(List<List<Object>> args, String what) {
     try {
-      RBatch batch = redisson.createBatch();
-      for (int shard = 0; shard < shards; shard++) {
-        List<Object> shardArgs = args.get(shard);
-        if (shardArgs.size() > 1) {
-          batch
-              .getScript(StringCodec.INSTANCE)
-              .evalAsync(
-                  shardKey(shard),
-                  RScript.Mode.READ_WRITE,
-                  ZADD_FLAGGED,
-                  RScript.ReturnType.INTEGER,
-                  List.<Object>of(shardKey(shard), plannedKey(shard)),
-                  shardArgs.toArray());
-        }
-      }
+      BatchResult<?> results =
+          executeScripts(
+              batch -> {
+                for (int shard = 0; shard < shards; shard++) {
+                  List<Object> shardArgs = args.get(shard);
+                  if (shardArgs.size() > 1) {
+                    batch
+                        .getScript(StringCodec.INSTANCE)
+                        .evalAsync(
+                            shardKey(shard),
+                            RScript.Mode.READ_WRITE,
+                            ZADD_FLAGGED,
+                            RScript.ReturnType.INTEGER,
+                            List.<Object>of(shardKey(shard), plannedKey(shard)),
+                            shardArgs.toArray());
+                  }
+                }
+              });
       int changed = 0;
-      for (Object count : batch.execute().getResponses()) {
+      for (Object count : results.getResponses()) {
         changed += ((Number) count).intValue();
       }
       return changed;

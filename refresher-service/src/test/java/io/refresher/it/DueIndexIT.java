@@ -163,4 +163,44 @@ class DueIndexIT {
     assertThat(index.plannedAt("a")).hasValue(2_000);
     assertThat(index.plannedAt("b")).hasValue(3_000);
   }
+
+  @Test
+  void claim_afterRedisRestartedEmptyOnTheSameAddress_stillWorks() {
+    org.assertj.core.api.Assumptions.assumeThat(redis.supportsProcessFaults()).isTrue();
+    index.schedule("before", 100);
+    assertThat(index.claim(1_000, 10, 5_000.5)).hasSize(1); // the scripts are now in Redisson's cache
+
+    redis.killAndRestartEmpty();
+
+    // The client reconnects by itself; until then claims fail as unavailable. What must not stay is
+    // NOSCRIPT: Redisson believing the new, empty server has the scripts.
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .ignoreExceptions()
+        .until(() -> {
+          index.schedule("after", 100);
+          return index.claim(1_000, 10, 6_000.5).size() == 1;
+        });
+    assertThat(index.renew(Map.of("after", 6_000.5), 7_000.5)).isEmpty();
+  }
+
+  @Test
+  void everyBatchedScript_afterRedisLostItsScriptCache_stillWorks() {
+    index.schedule("k", 100);
+    assertThat(index.claim(1_000, 10, 5_000.5)).hasSize(1); // Redisson now believes Redis has the scripts
+    index.renew(Map.of("k", 5_000.5), 5_500.5);
+    index.claimedWith(5_500.5);
+    index.scheduleEarliest(Map.of("other", 1.0));
+
+    redisson.getScript().scriptFlush(); // as after a failover to a node that never loaded them
+
+    index.reschedule(Map.of("k", 100L));
+    assertThat(index.claim(1_000, 10, 6_000.5)).extracting(DueIndex.DueKey::key).containsExactlyInAnyOrder("k", "other");
+    redisson.getScript().scriptFlush();
+    assertThat(index.renew(Map.of("k", 6_000.5), 7_000.5)).isEmpty();
+    redisson.getScript().scriptFlush();
+    assertThat(index.claimedWith(7_000.5)).extracting(DueIndex.DueKey::key).contains("k");
+    redisson.getScript().scriptFlush();
+    assertThat(index.scheduleIfMissing(Map.of("new", 1.0))).isEqualTo(1);
+  }
 }
