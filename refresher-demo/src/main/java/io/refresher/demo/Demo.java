@@ -9,11 +9,7 @@ import io.refresher.embedded.FreePorts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -311,7 +307,7 @@ final class Demo {
   }
 
   /** Exact executions of statements containing the marker, from pg_stat_statements. */
-  private static long executions(String dbUrl, String marker) throws SQLException {
+  static long executions(String dbUrl, String marker) throws SQLException {
     try (Connection connection = DriverManager.getConnection(dbUrl, EmbeddedPostgreSql.USER, EmbeddedPostgreSql.PASSWORD);
         Statement statement = connection.createStatement();
         ResultSet rs =
@@ -324,7 +320,7 @@ final class Demo {
     }
   }
 
-  private static void seed(String dbUrl) throws SQLException {
+  static void seed(String dbUrl) throws SQLException {
     try (Connection connection = DriverManager.getConnection(dbUrl, EmbeddedPostgreSql.USER, EmbeddedPostgreSql.PASSWORD);
         Statement statement = connection.createStatement()) {
       statement.execute(
@@ -339,7 +335,17 @@ final class Demo {
     }
   }
 
-  private static Path writeConfig(String redisUrl, String dbUrl, int httpPort, int adminPort, String token)
+  static Path writeConfig(String redisUrl, String dbUrl, int httpPort, int adminPort, String token)
+      throws IOException {
+    return writeConfig(redisUrl, dbUrl, httpPort, adminPort, token, List.of());
+  }
+
+  /**
+   * The service's configuration: {@code demo.yml} with the servers, ports and token filled in, and
+   * the given values set over it (none for the plain demo, whose file is then demo.yml as it is).
+   */
+  static Path writeConfig(
+      String redisUrl, String dbUrl, int httpPort, int adminPort, String token, List<ConfigValue> overrides)
       throws IOException {
     String template;
     try (InputStream in = Demo.class.getResourceAsStream("/demo.yml")) {
@@ -357,62 +363,19 @@ final class Demo {
             .replace("@ADMIN_TOKEN@", token)
             .replace("@HTTP_PORT@", Integer.toString(httpPort))
             .replace("@ADMIN_PORT@", Integer.toString(adminPort));
+    if (!overrides.isEmpty()) {
+      yaml = ConfigValue.apply(yaml, overrides);
+    }
     Path file = Files.createTempFile("refresher-demo", ".yml");
     file.toFile().deleteOnExit();
     Files.writeString(file, yaml);
     return file;
   }
 
-  private static RedissonClient readerClient(String url) {
+  static RedissonClient readerClient(String url) {
     Config config = new Config();
     config.setCodec(StringCodec.INSTANCE);
     config.useSingleServer().setAddress(url).setConnectionPoolSize(32).setConnectionMinimumIdleSize(8);
     return Redisson.create(config);
-  }
-
-  /** The admin API, as an operator's script would call it. */
-  private static final class AdminClient {
-    private final HttpClient http = HttpClient.newHttpClient();
-    private final int port;
-    private final String token;
-
-    AdminClient(int port, String token) {
-      this.port = port;
-      this.token = token;
-    }
-
-    void awaitReady(Duration timeout) throws InterruptedException {
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (System.nanoTime() < deadline) {
-        try {
-          HttpResponse<Void> response =
-              http.send(
-                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health-check?type=ready")).build(),
-                  HttpResponse.BodyHandlers.discarding());
-          if (response.statusCode() == 200) {
-            return;
-          }
-        } catch (IOException e) {
-          // not listening yet
-        }
-        TimeUnit.MILLISECONDS.sleep(200);
-      }
-      throw new IllegalStateException("the service did not become ready within " + timeout);
-    }
-
-    /** PUT of a JSON body to an admin path (already percent-encoded). */
-    void put(String path, String json) throws IOException, InterruptedException {
-      HttpResponse<String> response =
-          http.send(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                  .header("Authorization", "Bearer " + token)
-                  .header("Content-Type", "application/json")
-                  .PUT(HttpRequest.BodyPublishers.ofString(json))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      if (response.statusCode() != 201 && response.statusCode() != 200) {
-        throw new IllegalStateException("PUT " + path + " failed: " + response.statusCode() + " " + response.body());
-      }
-    }
   }
 }
