@@ -20,15 +20,20 @@ public final class RedisPrewarmRecords implements PrewarmRecords {
 
   public static final String KEY = "refresher:prewarm";
 
-  /** KEYS: record. ARGV: now, stale-after ms, status JSON. Returns 1 when started. */
+  /**
+   * KEYS: record. ARGV: now, stale-after ms, status JSON, leader. Returns 1 when started: no
+   * refill runs, or the running one's leader stopped sending heartbeats, or it is this leader's own
+   * (a start tried again after a failure).
+   */
   static final String TRY_START =
       """
       local state = redis.call('HGET', KEYS[1], 'state')
       local updated = tonumber(redis.call('HGET', KEYS[1], 'updatedAt') or '0')
-      if state == 'running' and updated > tonumber(ARGV[1]) - tonumber(ARGV[2]) then
+      local leader = redis.call('HGET', KEYS[1], 'leader')
+      if state == 'running' and updated > tonumber(ARGV[1]) - tonumber(ARGV[2]) and leader ~= ARGV[4] then
         return 0
       end
-      redis.call('HSET', KEYS[1], 'state', 'running', 'updatedAt', ARGV[1], 'status', ARGV[3])
+      redis.call('HSET', KEYS[1], 'state', 'running', 'updatedAt', ARGV[1], 'status', ARGV[3], 'leader', ARGV[4])
       return 1
       """;
 
@@ -54,7 +59,8 @@ public final class RedisPrewarmRecords implements PrewarmRecords {
                   List.<Object>of(KEY),
                   Long.toString(status.updatedAt().toEpochMilli()),
                   Long.toString(staleAfterMillis),
-                  toJson(status));
+                  toJson(status),
+                  status.leader());
       return started == 1L;
     } catch (RedisException e) {
       throw RedisCacheStore.unavailable("start of a prewarm", e);
@@ -70,7 +76,8 @@ public final class RedisPrewarmRecords implements PrewarmRecords {
               java.util.Map.of(
                   "state", status.state(),
                   "updatedAt", Long.toString(status.updatedAt().toEpochMilli()),
-                  "status", toJson(status)));
+                  "status", toJson(status),
+                  "leader", status.leader()));
     } catch (RedisException e) {
       throw RedisCacheStore.unavailable("prewarm record", e);
     }

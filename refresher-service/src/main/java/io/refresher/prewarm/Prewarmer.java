@@ -59,9 +59,11 @@ import org.slf4j.LoggerFactory;
  * manual prewarm, the one whose {@link PrewarmRecords#tryStart} succeeded. The others follow the
  * shared record, and their dispatchers do their share of the refreshes through the due index.
  *
- * <p>Failure semantics: Redis or PostgreSQL failing while planning abandons this refill with a
- * WARN (the periodic due-index sweep and the sampler bring the keys back, unordered); failures of
- * single refreshes are retried with backoff as always and counted as failed while missing.
+ * <p>Failure semantics: Redis or PostgreSQL failing while a refill after a loss is planned or
+ * written makes it start again with backoff (see {@link #onDataLoss}); only after about a minute
+ * is it abandoned, with an ERROR (the periodic due-index sweep and the sampler then bring the keys
+ * back, unordered). A manual prewarm fails at once ({@code 503}). Failures of single refreshes are
+ * retried with backoff as always and counted as failed while missing.
  */
 public final class Prewarmer {
 
@@ -95,6 +97,9 @@ public final class Prewarmer {
 
   private Run current;
   private long runs;
+  private final java.util.concurrent.atomic.AtomicLong losses = new java.util.concurrent.atomic.AtomicLong();
+  /** Tries to start a refill after a loss: 0.2, 0.4, ... 5 s apart, about a minute in all. */
+  private static final int START_ATTEMPTS = 16;
 
   public Prewarmer(
       PopularityArchive archive,
@@ -131,15 +136,51 @@ public final class Prewarmer {
     this.clock = clock;
   }
 
-  /** Redis lost its data and this replica set the new epoch: lead the refill (asynchronously). */
+  /**
+   * Redis lost its data and this replica set the new epoch: lead the refill (asynchronously). The
+   * loss is noticed the moment a connection to the new Redis is made, when others may still be
+   * reconnecting: a start that fails on Redis or PostgreSQL is tried again with backoff (0.2 s
+   * doubling to 5 s, for about a minute) until it succeeds or a newer loss supersedes it.
+   */
   public void onDataLoss(long epoch) {
-    executor.execute(() -> start("data-loss", epoch, true, true));
+    long loss = losses.incrementAndGet();
+    executor.execute(() -> startAfterLoss(epoch, loss, 0));
+  }
+
+  private void startAfterLoss(long epoch, long loss, int attempt) {
+    if (loss != losses.get()) {
+      return; // a newer loss started its own refill
+    }
+    try {
+      start("data-loss", epoch, true, true);
+      if (attempt > 0) {
+        LOG.info("prewarm (data-loss) started at attempt {}", attempt + 1);
+      }
+    } catch (CacheUnavailableException | RegistryUnavailableException e) {
+      if (attempt + 1 >= START_ATTEMPTS) {
+        LOG.error(
+            "prewarm (data-loss) abandoned after {} attempts: {}; keys come back through the due-index sweep and the sampler, unordered",
+            START_ATTEMPTS, e.getMessage());
+        return;
+      }
+      long delay = Math.min(5_000, 200L << Math.min(attempt, 5));
+      if (attempt == 0) {
+        LOG.warn("prewarm (data-loss) could not start yet ({}); trying again in {} ms", e.getMessage(), delay);
+      } else {
+        LOG.debug("prewarm (data-loss) attempt {} failed ({}); next in {} ms", attempt + 1, e.getMessage(), delay);
+      }
+      executor.schedule(() -> startAfterLoss(epoch, loss, attempt + 1), delay, TimeUnit.MILLISECONDS);
+    } catch (RuntimeException e) {
+      LOG.error("prewarm (data-loss) failed unexpectedly; keys come back through the due-index sweep and the sampler", e);
+    }
   }
 
   /**
    * {@code POST /v1/prewarm}: refill whatever is missing now, without restoring popularity.
    *
    * @return the status of the refill now running: this one, or the one another replica leads
+   * @throws CacheUnavailableException when Redis cannot be reached (nothing was started)
+   * @throws RegistryUnavailableException when PostgreSQL cannot be reached (nothing was started)
    */
   public PrewarmStatus startManual(long epoch) {
     return start("manual", epoch, false, false);
@@ -186,13 +227,7 @@ public final class Prewarmer {
         current.stop();
       }
     }
-    List<RefillPlanner.Planned> plan;
-    try {
-      plan = plan(startedAt);
-    } catch (CacheUnavailableException | RegistryUnavailableException e) {
-      LOG.warn("prewarm ({}) abandoned while planning: {}; keys come back through the sweep and the sampler", trigger, e.getMessage());
-      return status();
-    }
+    List<RefillPlanner.Planned> plan = plan(startedAt);
     long hot = plan.stream().filter(RefillPlanner.Planned::hot).count();
     Map<String, Integer> bounds = new TreeMap<>();
     plan.forEach(p -> bounds.put(p.datasource(), queriesPerSecond.getOrDefault(p.datasource(), 0)));
@@ -200,16 +235,12 @@ public final class Prewarmer {
         new PrewarmStatus(
             PrewarmStatus.RUNNING, trigger, epoch, plan.size(), 0, 0, plan.size(), hot, 0, bounds,
             Instant.ofEpochMilli(startedAt), null, estimatedEnd(plan, startedAt), Instant.ofEpochMilli(startedAt), replicaId);
-    try {
-      if (!records.tryStart(first, STALE_AFTER_MILLIS)) {
-        LOG.info("prewarm ({}) not started here: another replica leads one", trigger);
-        return status();
-      }
-      write(plan, startedAt);
-    } catch (CacheUnavailableException e) {
-      LOG.warn("prewarm ({}) abandoned: Redis unavailable while writing the plan ({})", trigger, e.getMessage());
+    if (!records.tryStart(first, STALE_AFTER_MILLIS)) {
+      LOG.info("prewarm ({}) not started here: another replica leads one", trigger);
       return status();
     }
+    // Written again in full by a retry: the hot-set and due-index writes are idempotent.
+    write(plan, startedAt);
     if (restorePopularity) {
       restorePopularity();
     }
