@@ -402,7 +402,8 @@ final class StormDemo {
 
   private static JsonNode prewarm(AdminClient admin) {
     try {
-      return JSON.readTree(admin.get("/v1/prewarm", Duration.ofSeconds(1)));
+      // {"prewarm": {state, done, left, ...}, "load": {datasource: {...}}}
+      return JSON.readTree(admin.get("/v1/prewarm", Duration.ofSeconds(1))).get("prewarm");
     } catch (IOException e) {
       return null;
     } catch (InterruptedException e) {

@@ -310,48 +310,38 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public int addMissing(Collection<String> keys, long atMillis) {
-    if (keys.isEmpty()) {
-      return 0;
-    }
-    List<List<Object>> args = newShardLists("NX");
-    for (String key : keys) {
-      List<Object> shard = args.get(shardOf(key));
-      shard.add(Long.toString(atMillis));
-      shard.add(key);
-    }
-    return runFlagged(args, "repair");
+    Map<String, Double> at = new java.util.HashMap<>(keys.size() * 2);
+    keys.forEach(key -> at.put(key, (double) atMillis));
+    return zaddFlagged("NX", at, "repair");
   }
 
   /** {@code ZADD LT}: added when missing, moved only to an earlier time. */
   @Override
   public int scheduleEarliest(Map<String, Double> dueAtMillis) {
-    if (dueAtMillis.isEmpty()) {
-      return 0;
-    }
-    List<List<Object>> args = newShardLists("LT");
-    dueAtMillis.forEach(
-        (key, at) -> {
-          List<Object> shard = args.get(shardOf(key));
-          shard.add(Double.toString(at));
-          shard.add(key);
-        });
-    return runFlagged(args, "refill");
+    return zaddFlagged("LT", dueAtMillis, "refill");
   }
 
   /** {@code ZADD NX}, each key at its own time. */
   @Override
   public int scheduleIfMissing(Map<String, Double> dueAtMillis) {
-    if (dueAtMillis.isEmpty()) {
+    return zaddFlagged("NX", dueAtMillis, "repair");
+  }
+
+  /** {@code ZADD <flag> CH} of each key at its time, one script per shard, one round trip. */
+  private int zaddFlagged(String flag, Map<String, Double> atMillisByKey, String what) {
+    if (atMillisByKey.isEmpty()) {
       return 0;
     }
-    List<List<Object>> args = newShardLists("NX");
-    dueAtMillis.forEach(
+    List<List<Object>> args = newShardLists(flag);
+    atMillisByKey.forEach(
         (key, at) -> {
           List<Object> shard = args.get(shardOf(key));
-          shard.add(Double.toString(at));
+          // Whole milliseconds as integers, as the index has always written them; ranks of a
+          // refill carry fractions.
+          shard.add(at == Math.rint(at) ? Long.toString(at.longValue()) : Double.toString(at));
           shard.add(key);
         });
-    return runFlagged(args, "repair");
+    return runFlagged(args, what);
   }
 
   private List<List<Object>> newShardLists(String flag) {

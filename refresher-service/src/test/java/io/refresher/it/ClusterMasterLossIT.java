@@ -8,6 +8,7 @@ import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.embedded.EmbeddedRedisCluster;
 import io.refresher.testing.RealServers;
+import io.refresher.testing.ClusterTestRedis;
 import io.refresher.testing.TestApp;
 import io.refresher.testing.TestDatabase;
 import io.refresher.testing.TestRedis;
@@ -35,17 +36,13 @@ import org.redisson.config.ReadMode;
 class ClusterMasterLossIT {
 
   private static final int KEYS = 60;
-  private static final EmbeddedRedisCluster CLUSTER = startCluster();
+  private static final EmbeddedRedisCluster CLUSTER = ClusterTestRedis.startCluster();
   private static final TestDatabase DATABASE = RealServers.newDatabase("cluster_master_loss");
   private static final TestApp APP =
-      TestApp.on("cluster_master_loss", DATABASE, clusterRedis(), "redis.mode", "cluster", "scheduler.epochCheckInterval", "1s");
+      TestApp.on("cluster_master_loss", DATABASE, ClusterTestRedis.of(CLUSTER), "redis.mode", "cluster", "scheduler.epochCheckInterval", "1s");
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
-  private static EmbeddedRedisCluster startCluster() {
-    EmbeddedRedisCluster cluster = EmbeddedRedisCluster.start();
-    Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "embedded-redis-cluster-stop"));
-    return cluster;
-  }
+
 
   @Test
   void flushAllOnOneMaster_detectedWithin2s_onlyItsKeysRecomputed() {
@@ -99,29 +96,5 @@ class ClusterMasterLossIT {
     return Redisson.create(config);
   }
 
-  private static TestRedis clusterRedis() {
-    return new TestRedis() {
-      @Override
-      public String url() {
-        return CLUSTER.urls();
-      }
 
-      @Override
-      public RedissonClient connect() {
-        Config config = new Config();
-        config.setCodec(StringCodec.INSTANCE);
-        var cluster = config.useClusterServers().setReadMode(ReadMode.MASTER);
-        CLUSTER.ports().forEach(p -> cluster.addNodeAddress("redis://127.0.0.1:" + p));
-        return Redisson.create(config);
-      }
-
-      @Override
-      public void loseData() {
-        throw new UnsupportedOperationException("this test flushes one master itself");
-      }
-
-      @Override
-      public void close() {}
-    };
-  }
 }

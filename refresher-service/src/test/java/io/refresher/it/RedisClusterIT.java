@@ -11,6 +11,7 @@ import io.refresher.config.RefresherConfiguration;
 import io.refresher.embedded.EmbeddedRedisCluster;
 import io.refresher.testing.RealServers;
 import io.refresher.client.RefresherClient;
+import io.refresher.testing.ClusterTestRedis;
 import io.refresher.testing.TestApp;
 import io.refresher.testing.TestRedis;
 import jakarta.ws.rs.core.Response;
@@ -36,12 +37,12 @@ import org.redisson.config.ReadMode;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class RedisClusterIT {
 
-  private static final EmbeddedRedisCluster CLUSTER = startCluster();
+  private static final EmbeddedRedisCluster CLUSTER = ClusterTestRedis.startCluster();
   private static final TestApp APP =
       TestApp.on(
           "redis_cluster",
           RealServers.newDatabase("redis_cluster"),
-          clusterRedis(),
+          ClusterTestRedis.of(CLUSTER),
           "redis.mode", "cluster",
           "access.halfLife", "1s",
           "access.hotThreshold", "5",
@@ -49,40 +50,9 @@ class RedisClusterIT {
           "access.settle", "300ms");
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
-  private static EmbeddedRedisCluster startCluster() {
-    EmbeddedRedisCluster cluster = EmbeddedRedisCluster.start();
-    // Stopped when the test JVM exits, after the service that uses it.
-    Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "embedded-redis-cluster-stop"));
-    return cluster;
-  }
 
-  private static TestRedis clusterRedis() {
-    return new TestRedis() {
-      @Override
-      public String url() {
-        return CLUSTER.urls();
-      }
 
-      @Override
-      public RedissonClient connect() {
-        Config config = new Config();
-        config.setCodec(StringCodec.INSTANCE);
-        var cluster = config.useClusterServers().setReadMode(ReadMode.MASTER);
-        CLUSTER.ports().forEach(port -> cluster.addNodeAddress("redis://127.0.0.1:" + port));
-        return Redisson.create(config);
-      }
 
-      @Override
-      public void loseData() {
-        throw new UnsupportedOperationException("not needed for the cluster test");
-      }
-
-      @Override
-      public void close() {
-        // The shutdown hook stops the cluster.
-      }
-    };
-  }
 
   @Test
   void keysInEverySlotShape_registeredRefreshedReadAndEvictedOnACluster() {

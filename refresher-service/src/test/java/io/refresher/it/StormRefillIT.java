@@ -61,18 +61,17 @@ class StormRefillIT {
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
   static final DropwizardAppExtension<RefresherConfiguration> REPLICA_EXTENSION = REPLICA.extension();
 
-  private static final ListAppender<ILoggingEvent> PREWARM_LOG = new ListAppender<>();
+  private static ListAppender<ILoggingEvent> PREWARM_LOG;
 
   /** After both services started: each start configures logging afresh, dropping appenders. */
   @BeforeAll
   static void captureLog() {
-    PREWARM_LOG.start();
-    ((Logger) LoggerFactory.getLogger(Prewarmer.class)).addAppender(PREWARM_LOG);
+    PREWARM_LOG = StormScenario.capturePrewarmLog();
   }
 
   @AfterAll
   static void detachLog() {
-    ((Logger) LoggerFactory.getLogger(Prewarmer.class)).detachAppender(PREWARM_LOG);
+    StormScenario.releasePrewarmLog(PREWARM_LOG);
   }
 
   @Test

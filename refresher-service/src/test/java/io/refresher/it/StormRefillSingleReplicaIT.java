@@ -59,18 +59,17 @@ class StormRefillSingleReplicaIT {
   private static final TestApp APP = TestApp.on("storm_refill_single", DATABASE, REDIS, StormScenario.OVERRIDES);
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
-  private static final ListAppender<ILoggingEvent> PREWARM_LOG = new ListAppender<>();
+  private static ListAppender<ILoggingEvent> PREWARM_LOG;
 
   /** After the service started: each start configures logging afresh, dropping appenders. */
   @BeforeAll
   static void captureLog() {
-    PREWARM_LOG.start();
-    ((Logger) LoggerFactory.getLogger(Prewarmer.class)).addAppender(PREWARM_LOG);
+    PREWARM_LOG = StormScenario.capturePrewarmLog();
   }
 
   @AfterAll
   static void detachLog() {
-    ((Logger) LoggerFactory.getLogger(Prewarmer.class)).detachAppender(PREWARM_LOG);
+    StormScenario.releasePrewarmLog(PREWARM_LOG);
   }
 
   @Test

@@ -71,6 +71,18 @@ final class StormScenario {
 
   private StormScenario() {}
 
+  /** Captures the prewarm's log lines; call after the services started (each start resets logging). */
+  static ListAppender<ILoggingEvent> capturePrewarmLog() {
+    ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    appender.start();
+    ((Logger) LoggerFactory.getLogger(Prewarmer.class)).addAppender(appender);
+    return appender;
+  }
+
+  static void releasePrewarmLog(ListAppender<ILoggingEvent> appender) {
+    ((Logger) LoggerFactory.getLogger(Prewarmer.class)).detachAppender(appender);
+  }
+
   static String key(int rank) {
     return "stamp:" + rank;
   }

@@ -131,51 +131,15 @@ class RefreshDispatcherClaimsTest {
   }
 
   private Refresher refresher() {
-    AtomicLong tokens = new AtomicLong();
-    KeyLocks locks =
-        (key, lease) ->
-            Optional.of(
-                new KeyLocks.HeldLock() {
-                  private final long token = tokens.incrementAndGet();
-
-                  @Override
-                  public long token() {
-                    return token;
-                  }
-
-                  @Override
-                  public void release() {}
-                });
-    CacheStore store =
-        new CacheStore() {
-          @Override
-          public WriteResult write(String key, String value, Fence fence, ValueMeta meta, Duration ttl, int history) {
-            return new WriteResult(true, 0, List.of(1L));
-          }
-
-          @Override
-          public int recordFailure(String key, Fence fence, String kind, String error, Instant at, Duration ttl) {
-            return 1;
-          }
-
-          @Override
-          public Optional<KeyState> state(String key) {
-            return Optional.empty();
-          }
-
-          @Override
-          public void evict(String key) {}
-        };
-    return new Refresher(
+    return TestRefreshers.inMemory(
+        SETTINGS,
         registration -> {
           loaded.add(registration);
           return "value";
         },
-        SourceLoad.UNBOUNDED, store, locks, () -> 1L, new RefreshPlanner(SETTINGS, new Random(1)), SETTINGS,
-        (key, at) -> {}, RefreshListener.NONE,
-        new AdaptiveTtr(SETTINGS.ttr(), SETTINGS.maxTtrFraction(), SETTINGS.retryBase()), new LagTracker(), Heat.UNKNOWN,
-        InstantSource.system());
+        key -> {});
   }
+
 
   /** Hands out its due keys once; renews all but the keys marked lost; one claim may "lose its reply". */
   private static final class FakeClaims implements DueIndex, ClaimLeases {

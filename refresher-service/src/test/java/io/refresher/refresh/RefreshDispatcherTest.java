@@ -81,57 +81,9 @@ class RefreshDispatcherTest {
   }
 
   private Refresher refresher() {
-    AtomicLong tokens = new AtomicLong();
-    KeyLocks locks =
-        (key, lease) ->
-            Optional.of(
-                new KeyLocks.HeldLock() {
-                  private final long token = tokens.incrementAndGet();
-
-                  @Override
-                  public long token() {
-                    return token;
-                  }
-
-                  @Override
-                  public void release() {}
-                });
-    CacheStore store =
-        new CacheStore() {
-          @Override
-          public WriteResult write(String key, String value, Fence fence, ValueMeta meta, Duration ttl, int history) {
-            written.add(key);
-            return new WriteResult(true, 0, List.of(1L));
-          }
-
-          @Override
-          public int recordFailure(String key, Fence fence, String kind, String error, Instant at, Duration ttl) {
-            return 1;
-          }
-
-          @Override
-          public Optional<KeyState> state(String key) {
-            return Optional.empty();
-          }
-
-          @Override
-          public void evict(String key) {}
-        };
-    return new Refresher(
-        registration -> "value of " + registration.key(),
-        SourceLoad.UNBOUNDED,
-        store,
-        locks,
-        () -> 1L,
-        new RefreshPlanner(SETTINGS, new Random(1)),
-        SETTINGS,
-        (key, at) -> {},
-        RefreshListener.NONE,
-        new AdaptiveTtr(SETTINGS.ttr(), SETTINGS.maxTtrFraction(), SETTINGS.retryBase()),
-        new LagTracker(),
-        Heat.UNKNOWN,
-        InstantSource.system());
+    return TestRefreshers.inMemory(SETTINGS, registration -> "value of " + registration.key(), written::add);
   }
+
 
   /** Hands out its keys once, as due now; records removals. */
   private static final class RecordingIndex implements DueIndex, ClaimLeases {

@@ -1,0 +1,76 @@
+package io.refresher.refresh;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * A real {@link Refresher} on in-memory parts for dispatcher tests: locks always granted (with
+ * growing tokens), every write accepted, no load bound.
+ */
+final class TestRefreshers {
+
+  private TestRefreshers() {}
+
+  /**
+   * @param loader computes each value (and may record what it was asked)
+   * @param written told the key of every accepted write
+   */
+  static Refresher inMemory(RefreshSettings settings, ValueLoader loader, Consumer<String> written) {
+    AtomicLong tokens = new AtomicLong();
+    KeyLocks locks =
+        (key, lease) ->
+            Optional.of(
+                new KeyLocks.HeldLock() {
+                  private final long token = tokens.incrementAndGet();
+
+                  @Override
+                  public long token() {
+                    return token;
+                  }
+
+                  @Override
+                  public void release() {}
+                });
+    CacheStore store =
+        new CacheStore() {
+          @Override
+          public WriteResult write(String key, String value, Fence fence, ValueMeta meta, Duration ttl, int history) {
+            written.accept(key);
+            return new WriteResult(true, 0, List.of(1L));
+          }
+
+          @Override
+          public int recordFailure(String key, Fence fence, String kind, String error, Instant at, Duration ttl) {
+            return 1;
+          }
+
+          @Override
+          public Optional<KeyState> state(String key) {
+            return Optional.empty();
+          }
+
+          @Override
+          public void evict(String key) {}
+        };
+    return new Refresher(
+        loader,
+        SourceLoad.UNBOUNDED,
+        store,
+        locks,
+        () -> 1L,
+        new RefreshPlanner(settings, new Random(1)),
+        settings,
+        (key, at) -> {},
+        RefreshListener.NONE,
+        new AdaptiveTtr(settings.ttr(), settings.maxTtrFraction(), settings.retryBase()),
+        new LagTracker(),
+        Heat.UNKNOWN,
+        InstantSource.system());
+  }
+}
