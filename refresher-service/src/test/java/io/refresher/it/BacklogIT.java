@@ -71,8 +71,19 @@ class BacklogIT {
     long runs = DATABASE.executionsOf("sleepy_source") - before;
     long dropped = APP.parts().dispatcher().droppedClaims() + SECOND.parts().dispatcher().droppedClaims()
         + THIRD.parts().dispatcher().droppedClaims();
-    System.out.printf("backlog: %d keys, %d source runs, %d waiting keys dropped (claim lost)%n", KEYS, runs, dropped);
-    assertThat(runs).as("source runs for %d keys", KEYS).isEqualTo(KEYS);
+    // A refresh whose write failed on Redis (a client starved of CPU while three replicas start on two
+    // cores: "command still hasn't been written into connection") is retried and runs its source
+    // again; that is correct and not what this test is about. Duplicates from claims are.
+    long failedWrites = 0;
+    for (TestApp app : List.of(APP, SECOND, THIRD)) {
+      var meter = app.extension().getEnvironment().metrics().getMeters().get("refresher.source.sleepy.failed.redis");
+      failedWrites += meter == null ? 0 : meter.getCount();
+    }
+    System.out.printf(
+        "backlog: %d keys, %d source runs, %d refreshes failed on Redis and retried, %d waiting keys dropped (claim lost)%n",
+        KEYS, runs, failedWrites, dropped);
+    assertThat(runs).as("source runs for %d keys, %d of them retried after a Redis failure", KEYS, failedWrites)
+        .isBetween((long) KEYS, KEYS + failedWrites);
     for (TestApp app : List.of(APP, SECOND, THIRD)) {
       assertThat(app.parts().dispatcher().claimedTotal()).as("keys claimed by a replica").isPositive();
     }

@@ -27,6 +27,7 @@ import org.redisson.client.codec.StringCodec;
 public final class TestApp {
 
   public static final String TOKEN = "test-admin-token-0123456789";
+  private static final java.util.concurrent.atomic.AtomicInteger INSTANCES = new java.util.concurrent.atomic.AtomicInteger();
 
   private final TestDatabase database;
   private final TestRedis redis;
@@ -59,20 +60,27 @@ public final class TestApp {
 
   /** The service on a given database and Redis (for tests that control a server's life). */
   public static TestApp on(String name, TestDatabase database, TestRedis redis, String... overrides) {
+    // Each service reads its overrides from system properties of its own prefix. With the shared
+    // "dw." prefix, two replicas in one class overrode the same properties, and the second one's
+    // clean-up restored the first one's values: they leaked into every later test class (a backlog
+    // test's 8 workers and 5,000 in flight showed up in the stall test).
+    String prefix = "refresher-test-" + INSTANCES.incrementAndGet();
     List<ConfigOverride> configOverrides = new ArrayList<>();
-    configOverrides.add(ConfigOverride.config("redis.url", redis.url()));
-    configOverrides.add(ConfigOverride.config("database.url", database.url()));
-    configOverrides.add(ConfigOverride.config("database.user", database.user()));
-    configOverrides.add(ConfigOverride.config("database.password", database.password()));
-    configOverrides.add(ConfigOverride.config("admin.token", TOKEN));
-    configOverrides.add(ConfigOverride.config("scheduler.quartzName", "refresher-" + database.url().replaceAll(".*/", "")));
+    configOverrides.add(ConfigOverride.config(prefix, "redis.url", redis.url()));
+    configOverrides.add(ConfigOverride.config(prefix, "database.url", database.url()));
+    configOverrides.add(ConfigOverride.config(prefix, "database.user", database.user()));
+    configOverrides.add(ConfigOverride.config(prefix, "database.password", database.password()));
+    configOverrides.add(ConfigOverride.config(prefix, "admin.token", TOKEN));
+    configOverrides.add(
+        ConfigOverride.config(prefix, "scheduler.quartzName", "refresher-" + database.url().replaceAll(".*/", "")));
     for (int i = 0; i + 1 < overrides.length; i += 2) {
-      configOverrides.add(ConfigOverride.config(overrides[i], overrides[i + 1]));
+      configOverrides.add(ConfigOverride.config(prefix, overrides[i], overrides[i + 1]));
     }
     DropwizardAppExtension<RefresherConfiguration> extension =
         new DropwizardAppExtension<>(
             RefresherApplication.class,
             ResourceHelpers.resourceFilePath("config-test.yml"),
+            prefix,
             configOverrides.toArray(ConfigOverride[]::new));
     TestApp app = new TestApp(database, redis, extension);
     extension.addListener(
