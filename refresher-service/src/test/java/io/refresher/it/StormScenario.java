@@ -117,8 +117,11 @@ final class StormScenario {
 
     Map<String, Instant> firstSeen = new ConcurrentHashMap<>();
     AtomicBoolean reading = new AtomicBoolean(true);
-    Thread reader = new Thread(() -> readAll(redis, firstSeen, reading), "storm-reader");
-    reader.start();
+    RefresherClient client = RefresherClient.builder(redis.url()).build();
+    // One round of reads over all keys, 5 ms after the previous one ended: a reader with other work
+    // to do, not a loop that starves the service of CPU.
+    java.util.concurrent.ScheduledExecutorService reader = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    reader.scheduleWithFixedDelay(() -> readRound(client, firstSeen, reading), 0, 5, java.util.concurrent.TimeUnit.MILLISECONDS);
     try {
       await("the 100 hottest back")
           .atMost(Duration.ofSeconds(30))
@@ -144,7 +147,6 @@ final class StormScenario {
           });
       await("readers saw every key").atMost(Duration.ofSeconds(10)).until(() -> firstSeen.size() >= KEYS);
       reading.set(false);
-      reader.join(10_000);
 
       long topMillis = Duration.between(accepting, topBackAt).toMillis();
       long allMillis = Duration.between(accepting, allBackAt).toMillis();
@@ -233,6 +235,9 @@ final class StormScenario {
       assertThat(lines).anyMatch(line -> line.startsWith("prewarm finished (data-loss)") && line.contains((KEYS + IN_GRACE) + " of " + (KEYS + IN_GRACE)));
     } finally {
       reading.set(false);
+      reader.shutdownNow();
+      reader.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+      client.close();
     }
   }
 
@@ -250,28 +255,20 @@ final class StormScenario {
     return true;
   }
 
-  /** A reader using the client library, cycling through all keys and noting when each came back. */
-  private static void readAll(TestRedis redis, Map<String, Instant> firstSeen, AtomicBoolean reading) {
-    try (RefresherClient client = RefresherClient.builder(redis.url()).build()) {
-      while (reading.get()) {
+  /** A reader using the client library: reads every key not seen yet, noting when it came back. */
+  private static void readRound(RefresherClient client, Map<String, Instant> firstSeen, AtomicBoolean reading) {
+    for (int rank = 1; rank <= KEYS && reading.get(); rank++) {
+      String key = key(rank);
+      if (!firstSeen.containsKey(key)) {
         try {
-          Thread.sleep(5); // a reader with other work to do, not a loop that starves the service of CPU
-        } catch (InterruptedException e) {
-          return;
-        }
-        for (int rank = 1; rank <= KEYS && reading.get(); rank++) {
-          String key = key(rank);
-          if (!firstSeen.containsKey(key)) {
-            try {
-              if (client.get(key) != null) {
-                firstSeen.put(key, Instant.now());
-              }
-            } catch (RuntimeException e) {
-              // Redis still coming back; the next round reads again.
-            }
+          if (client.get(key) != null) {
+            firstSeen.put(key, Instant.now());
           }
+        } catch (RuntimeException e) {
+          // Redis still coming back; the next round reads again.
         }
       }
     }
   }
+
 }
