@@ -4,7 +4,6 @@ import com.codahale.metrics.CachedGauge;
 import com.codahale.metrics.Gauge;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
-import io.dropwizard.auth.AuthDynamicFeature;
 import io.dropwizard.auth.oauth.OAuthCredentialAuthFilter;
 import io.dropwizard.core.server.AbstractServerFactory;
 import io.dropwizard.core.setup.Environment;
@@ -16,6 +15,7 @@ import io.refresher.access.HotSetView;
 import io.refresher.access.PopularityKeeper;
 import io.refresher.api.AdminPrincipal;
 import io.refresher.api.AdminTokenAuthenticator;
+import io.refresher.api.AuthenticateEveryRequest;
 import io.refresher.api.ErrorMappers;
 import io.refresher.api.HotResource;
 import io.refresher.api.JsonUnauthorizedHandler;
@@ -129,6 +129,7 @@ public final class ServiceWiring {
       server.setRegisterDefaultExceptionMappers(false);
     }
     KeyPaths.allowEncodedSlashes(config.getServerFactory(), environment);
+    HttpEdges.install(environment, config.getAdmin().getMaxBodySize().toBytes());
 
     DispatchSettings dispatch = config.getScheduler().build();
     RefreshSettings refreshSettings = config.getRefresh().build();
@@ -386,7 +387,7 @@ public final class ServiceWiring {
 
     ErrorMappers.register(environment.jersey().getResourceConfig());
     environment.jersey().register(
-        new AuthDynamicFeature(
+        new AuthenticateEveryRequest(
             new OAuthCredentialAuthFilter.Builder<AdminPrincipal>()
                 .setAuthenticator(new AdminTokenAuthenticator(config.getAdmin().getToken()))
                 .setPrefix("Bearer")
