@@ -26,6 +26,7 @@ import io.refresher.api.TemplateResource;
 import io.refresher.cache.RedisAccessCounts;
 import io.refresher.cache.EpochMarkers;
 import io.refresher.cache.RedisCacheStore;
+import io.refresher.cache.RedisEvictionPolicy;
 import io.refresher.cache.RedisConnectionEvents;
 import io.refresher.cache.RedisHotSetStore;
 import io.refresher.cache.RedisPopularityStore;
@@ -280,7 +281,13 @@ public final class ServiceWiring {
         new RefreshDispatcher(dueIndex, dueIndex, resolver, refresher, reschedules, dispatch, metrics, lag, clock);
     RefreshService refreshService =
         new RefreshService(
-            refresher, dueIndex, cacheStore, new HotSetAdmission(hotSetStore, accessSettings), dispatch, clock);
+            refresher,
+            dueIndex,
+            cacheStore,
+            new HotSetAdmission(hotSetStore, accessSettings),
+            dispatch,
+            config.getRefresh().getDeletedTombstone().toJavaDuration(),
+            clock);
     refreshServiceHolder[0] = refreshService;
     Registry registry = new Registry(repository, validator, clock);
 
@@ -294,9 +301,12 @@ public final class ServiceWiring {
                 SampleAccessJob.class, new SampleAccessJob(hotKeys, () -> refreshView(hotSet)),
                 SnapshotPopularityJob.class, new SnapshotPopularityJob(popularity)));
 
+    RedisEvictionPolicy evictionPolicy =
+        RedisEvictionPolicy.of(redisson, config.getRedis().getMode() == io.refresher.config.RedisFactory.Mode.CLUSTER);
     environment.lifecycle().manage(new Managed() {
       @Override
       public void start() {
+        evictionPolicy.check();
         epochGuard.start();
       }
 
@@ -355,7 +365,10 @@ public final class ServiceWiring {
       }
     });
 
-    environment.healthChecks().register("redis", new RedisHealthCheck(redisson, config.getRedis().redactedUrl()));
+    environment.healthChecks().register(
+        "redis", new RedisHealthCheck(redisson, config.getRedis().redactedUrl(), evictionPolicy));
+    environment.metrics().register(
+        "refresher.redis.eviction-policy-safe", (Gauge<Integer>) () -> evictionPolicy.safety().gauge());
     environment.healthChecks().register("postgres", new PostgresHealthCheck(registryJdbi));
     environment.healthChecks().register("scheduler", new SchedulerHealthCheck(dispatcher, quartz));
 
