@@ -55,9 +55,11 @@ public final class KeyResource {
   }
 
   // Any content type is accepted at matching time so that authentication runs first: a
-  // non-JSON body then fails when it is read (415), after the token was checked.
+  // non-JSON body then fails when it is read (415), after the token was checked. The key takes the
+  // same expression as for GET and DELETE: with another one, Jersey saw two resources, and the
+  // Allow of an OPTIONS or a 405 left PUT out. An empty key is registerWithoutKey's.
   @PUT
-  @Path("/{key: .*}")
+  @Path("/{key: .+}")
   @Consumes(MediaType.WILDCARD)
   public Response register(
       @PathParam("key") String key, @Context UriInfo uri, KeyRegistrationRequest request) {
