@@ -108,7 +108,10 @@ public final class KeyResource {
   public Map<String, Object> list(
       @QueryParam("prefix") @DefaultValue("") String prefix,
       @QueryParam("after") @DefaultValue("") String after,
-      @QueryParam("limit") @DefaultValue("100") String limit) {
+      @QueryParam("limit") @DefaultValue("100") String limit,
+      @Context UriInfo uri) {
+    // the server strips a path parameter first: /v1/keys/;x would be this listing
+    requireNoPathParameters(uri);
     int size = RequestChecks.limit(limit, Registry.MAX_PAGE);
     List<Registration> page = registry.page(prefix, after, size);
     Map<String, Object> body = new LinkedHashMap<>();

@@ -84,7 +84,10 @@ public final class TemplateResource {
   @GET
   public Map<String, Object> list(
       @QueryParam("after") @DefaultValue("") String after,
-      @QueryParam("limit") @DefaultValue("100") String limit) {
+      @QueryParam("limit") @DefaultValue("100") String limit,
+      @Context UriInfo uri) {
+    // the server strips a path parameter first: /v1/templates/;x would be this listing
+    requireNoPathParameters(uri);
     int size = RequestChecks.limit(limit, Templates.MAX_PAGE);
     List<KeyTemplate> page = templates.page(after, size);
     Map<String, Object> body = new LinkedHashMap<>();
