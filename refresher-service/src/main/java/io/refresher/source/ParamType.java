@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.math.BigDecimal;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * The type of a source parameter. A registration's parameter values arrive as JSON scalars and are
@@ -14,6 +15,12 @@ public enum ParamType {
   LONG("a whole number"),
   DOUBLE("a number"),
   BOOLEAN("true or false");
+
+  /** A whole number in ASCII digits, optionally signed. */
+  private static final Pattern WHOLE = Pattern.compile("[-+]?[0-9]+");
+
+  /** A number in decimal notation, as JSON writes one (leading zeros and a bare point allowed). */
+  private static final Pattern DECIMAL = Pattern.compile("[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?");
 
   private final String description;
 
@@ -27,7 +34,9 @@ public enum ParamType {
 
   /**
    * Converts a JSON scalar (as Jackson reads it: String, Integer, Long, BigInteger, Double,
-   * BigDecimal, Boolean) into the value bound to the query.
+   * BigDecimal, Boolean) into the value bound to the query. Numbers must be finite: NaN and the
+   * infinities (text, or a JSON number too large for a double) are refused; numbers in text must be
+   * in decimal notation, in ASCII digits.
    *
    * @throws IllegalArgumentException with a message naming the rule when the value does not fit
    */
@@ -40,7 +49,7 @@ public enum ParamType {
         if (value instanceof String text) {
           return text;
         }
-        if (value instanceof Number || value instanceof Boolean) {
+        if ((value instanceof Number number && finite(number)) || value instanceof Boolean) {
           return value.toString();
         }
         break;
@@ -55,23 +64,30 @@ public enum ParamType {
             break;
           }
         }
-        if (value instanceof String text) {
+        // ASCII digits only: Long.parseLong also reads other scripts' digits ("٤٢" was 42)
+        if (value instanceof String text && WHOLE.matcher(text.trim()).matches()) {
           try {
             return Long.parseLong(text.trim());
           } catch (NumberFormatException e) {
-            break;
+            break; // out of range
           }
         }
         break;
       case DOUBLE:
+        // NaN and the infinities are no value a query can compare with; they were stored as the
+        // text "NaN" or "Infinity" (1e400 arrives from Jackson as infinity)
         if (value instanceof Number number) {
-          return number.doubleValue();
+          double converted = number.doubleValue();
+          if (Double.isFinite(converted)) {
+            return converted;
+          }
+          break;
         }
-        if (value instanceof String text) {
-          try {
-            return Double.parseDouble(text.trim());
-          } catch (NumberFormatException e) {
-            break;
+        // decimal notation only: Double.parseDouble also reads Java literals ("1d", "0x1p3")
+        if (value instanceof String text && DECIMAL.matcher(text.trim()).matches()) {
+          double converted = Double.parseDouble(text.trim());
+          if (Double.isFinite(converted)) {
+            return converted;
           }
         }
         break;
@@ -87,6 +103,11 @@ public enum ParamType {
         break;
     }
     throw new IllegalArgumentException("must be " + description);
+  }
+
+  /** Whether a number has a finite value: not NaN, not an infinity. */
+  private static boolean finite(Number number) {
+    return !(number instanceof Double || number instanceof Float) || Double.isFinite(number.doubleValue());
   }
 
   @JsonValue

@@ -36,8 +36,12 @@ class ParamTypeTest {
     assertThat(ParamType.LONG.convert(given)).isInstanceOf(Long.class).isEqualTo(expected);
   }
 
+  // Long.parseLong takes any Unicode digit: "٤٢" (Arabic-Indic) and "４２" (full width) were 42.
   static Stream<Object> longRefused() {
     return Stream.of(
+        "٤٢",
+        "４２",
+        "+٤",
         7.5d,
         new BigDecimal("7.5"),
         "x",
@@ -77,8 +81,13 @@ class ParamTypeTest {
     assertThat(ParamType.DOUBLE.convert(given)).isInstanceOf(Double.class).isEqualTo(expected);
   }
 
+  // Not numbers a query can use: NaN and the infinities, given as text or as a JSON number too large
+  // for a double (1e400, which Jackson reads as infinity); they were stored as "NaN" or "Infinity".
+  // Nor Java's own literals, which Double.parseDouble reads: "1d" was stored as 1.0, "0x1p3" as 8.0.
   static Stream<Object> doubleRefused() {
-    return Stream.of("x", "", true, List.of(1.0));
+    return Stream.of(
+        "x", "", true, List.of(1.0), Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Float.NaN, "NaN",
+        "Infinity", "-Infinity", " NaN ", "1e400", new BigDecimal("1e400"), "1d", "2.5f", " 1D ", "0x1p3", "1e3d");
   }
 
   @ParameterizedTest
@@ -131,6 +140,17 @@ class ParamTypeTest {
   @MethodSource("stringAccepted")
   void convert_stringFromScalar_returnsText(Object given, String expected) {
     assertThat(ParamType.STRING.convert(given)).isEqualTo(expected);
+  }
+
+  @Test
+  void convert_stringFromNumberTooLargeForADouble_throwsNamingRule() {
+    // 1e400 arrives as infinity: its text would be "Infinity", not what was sent
+    assertThatThrownBy(() -> ParamType.STRING.convert(Double.POSITIVE_INFINITY))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("must be a string");
+    assertThatThrownBy(() -> ParamType.STRING.convert(Double.NaN))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("must be a string");
   }
 
   @Test
