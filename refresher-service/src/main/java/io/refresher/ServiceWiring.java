@@ -17,6 +17,8 @@ import io.refresher.api.AdminPrincipal;
 import io.refresher.api.AdminTokenAuthenticator;
 import io.refresher.api.AuthenticateEveryRequest;
 import io.refresher.api.ErrorMappers;
+import io.refresher.api.OpenApiDocument;
+import io.refresher.api.OpenApiResource;
 import io.refresher.api.HotResource;
 import io.refresher.api.JsonUnauthorizedHandler;
 import io.refresher.api.KeyResource;
@@ -425,6 +427,7 @@ public final class ServiceWiring {
     environment.jersey().register(new TemplateResource(templates));
     environment.jersey().register(
         new PrewarmResource(prewarmer, epochGuard, () -> SourceLoadMetrics.view(environment.metrics(), sourceLoad)));
+    environment.jersey().register(new OpenApiResource(OpenApiDocument::json));
     PrewarmMetrics.register(environment.metrics(), prewarmer);
 
     return new Parts(

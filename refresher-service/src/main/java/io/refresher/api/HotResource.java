@@ -6,6 +6,10 @@ import io.refresher.refresh.RefreshService;
 import io.refresher.registry.InvalidRegistrationException;
 import io.refresher.registry.KeyResolver;
 import io.refresher.registry.Registration;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
@@ -15,7 +19,6 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -46,14 +49,25 @@ public final class HotResource {
       String key,
       double rate,
       Instant lastHotAt,
-      String source,
-      String template,
-      Long ttrMillis,
-      Instant nextRefreshAt,
-      Instant expiresAt) {}
+      @Schema(nullable = true) String source,
+      @Schema(nullable = true) String template,
+      @Schema(nullable = true) Long ttrMillis,
+      @Schema(nullable = true) Instant nextRefreshAt,
+      @Schema(nullable = true) Instant expiresAt) {}
+
+  /** The hottest keys; {@code viewAt} is when this replica's view was last refreshed (null before the first). */
+  public record HotPage(int size, double hotThreshold, @Schema(nullable = true) Instant viewAt, List<HotKeyView> items) {}
 
   @GET
-  public Map<String, Object> hottest(@QueryParam("limit") @DefaultValue("20") String limit) {
+  @Operation(
+      operationId = "hotKeys",
+      summary = "The hottest keys, hottest first, with their access rate, TTR and next refresh",
+      responses = {
+        @ApiResponse(responseCode = "200", description = "The hot set as this replica sees it.", content = @Content(schema = @Schema(implementation = HotPage.class))),
+        @ApiResponse(responseCode = "422", ref = OpenApiDocument.INVALID),
+        @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
+      })
+  public HotPage hottest(@QueryParam("limit") @DefaultValue("20") String limit) {
     int size = RequestChecks.limit(limit, MAX_LIMIT);
     if (size < 1 || size > MAX_LIMIT) {
       throw new InvalidRegistrationException("limit", "must be a whole number between 1 and " + MAX_LIMIT);
@@ -88,11 +102,10 @@ public final class HotResource {
               next,
               expires));
     }
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("size", hotSet.size());
-    body.put("hotThreshold", hotSet.hotThreshold());
-    body.put("viewAt", hotSet.refreshedAtMillis() == 0 ? null : Instant.ofEpochMilli(hotSet.refreshedAtMillis()));
-    body.put("items", items);
-    return body;
+    return new HotPage(
+        hotSet.size(),
+        hotSet.hotThreshold(),
+        hotSet.refreshedAtMillis() == 0 ? null : Instant.ofEpochMilli(hotSet.refreshedAtMillis()),
+        items);
   }
 }

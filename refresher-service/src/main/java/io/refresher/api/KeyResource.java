@@ -9,6 +9,10 @@ import io.refresher.registry.KeyNotFoundException;
 import io.refresher.registry.KeyResolver;
 import io.refresher.registry.Registration;
 import io.refresher.registry.Registry;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -24,9 +28,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +49,12 @@ public final class KeyResource {
   private final KeyResolver resolver;
   private final HotSetView hotSet;
 
+  /** The answer to a registration: whether the key was new, what is stored, and its first refresh. */
+  public record KeyRegistered(boolean created, KeyView registration, OutcomeView refresh) {}
+
+  /** A page of registrations; {@code next} is the {@code after} of the next page, null on the last. */
+  public record KeyPage(List<KeyView> items, @Schema(nullable = true) String next) {}
+
   public KeyResource(Registry registry, RefreshService refreshes, KeyResolver resolver, HotSetView hotSet) {
     this.registry = registry;
     this.refreshes = refreshes;
@@ -61,6 +69,16 @@ public final class KeyResource {
   @PUT
   @Path("/{key: .+}")
   @Consumes(MediaType.WILDCARD)
+  @Operation(
+      operationId = "registerKey",
+      summary = "Register (201) or replace (200) a key; its value is computed at once",
+      responses = {
+        @ApiResponse(responseCode = "201", description = "Registered.", content = @Content(schema = @Schema(implementation = KeyRegistered.class))),
+        @ApiResponse(responseCode = "200", description = "Replaced.", content = @Content(schema = @Schema(implementation = KeyRegistered.class))),
+        @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT),
+        @ApiResponse(responseCode = "422", ref = OpenApiDocument.INVALID),
+        @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
+      })
   public Response register(
       @PathParam("key") String key, @Context UriInfo uri, KeyRegistrationRequest request) {
     requireNoPathParameters(uri);
@@ -78,15 +96,16 @@ public final class KeyResource {
         registration.ttl(),
         registration.policy().jsonName());
     RefreshOutcome outcome = refreshes.onRegistered(registration);
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("created", registered.created());
-    body.put("registration", KeyView.of(registration));
-    body.put("refresh", OutcomeView.of(outcome));
+    KeyRegistered body = new KeyRegistered(registered.created(), KeyView.of(registration), OutcomeView.of(outcome));
     return Response.status(registered.created() ? Response.Status.CREATED : Response.Status.OK).entity(body).build();
   }
 
   /** {@code PUT /v1/keys} or {@code /v1/keys/}: the key is missing. */
   @PUT
+  @Operation(
+      operationId = "registerKeyWithoutKey",
+      summary = "Always refused: the key is missing from the path",
+      responses = @ApiResponse(responseCode = "422", ref = OpenApiDocument.INVALID))
   public Response registerWithoutKey() {
     throw new InvalidRegistrationException("key", "must not be empty: PUT /v1/keys/{key}");
   }
@@ -94,6 +113,15 @@ public final class KeyResource {
   /** A registered key, or a key a template covers (with {@code template} naming it). */
   @GET
   @Path("/{key: .+}")
+  @Operation(
+      operationId = "getKey",
+      summary = "A registered key, or one a template covers, with its live status",
+      responses = {
+        @ApiResponse(responseCode = "200", description = "The key and its status.", content = @Content(schema = @Schema(implementation = KeyView.class))),
+        @ApiResponse(responseCode = "404", ref = OpenApiDocument.NOT_FOUND),
+        @ApiResponse(responseCode = "422", ref = OpenApiDocument.INVALID),
+        @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
+      })
   public KeyView get(@PathParam("key") String key, @Context UriInfo uri) {
     requireNoPathParameters(uri);
     Registration registration = resolver.find(key).orElseThrow(() -> new KeyNotFoundException(key));
@@ -105,7 +133,15 @@ public final class KeyResource {
   }
 
   @GET
-  public Map<String, Object> list(
+  @Operation(
+      operationId = "listKeys",
+      summary = "A page of registrations in key (byte) order",
+      responses = {
+        @ApiResponse(responseCode = "200", description = "The page.", content = @Content(schema = @Schema(implementation = KeyPage.class))),
+        @ApiResponse(responseCode = "422", ref = OpenApiDocument.INVALID),
+        @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
+      })
+  public KeyPage list(
       @QueryParam("prefix") @DefaultValue("") String prefix,
       @QueryParam("after") @DefaultValue("") String after,
       @QueryParam("limit") @DefaultValue("100") String limit,
@@ -114,14 +150,19 @@ public final class KeyResource {
     requireNoPathParameters(uri);
     int size = RequestChecks.limit(limit, Registry.MAX_PAGE);
     List<Registration> page = registry.page(prefix, after, size);
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("items", page.stream().map(KeyView::of).toList());
-    body.put("next", page.size() == size ? page.get(page.size() - 1).key() : null);
-    return body;
+    return new KeyPage(page.stream().map(KeyView::of).toList(), page.size() == size ? page.get(page.size() - 1).key() : null);
   }
 
   @DELETE
   @Path("/{key: .+}")
+  @Operation(
+      operationId = "deleteKey",
+      summary = "Stop refreshing a key; its value expires on its own, or now with evict=true",
+      responses = {
+        @ApiResponse(responseCode = "204", description = "Deleted."),
+        @ApiResponse(responseCode = "404", ref = OpenApiDocument.NOT_FOUND),
+        @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
+      })
   public Response delete(
       @PathParam("key") String key,
       @QueryParam("evict") @DefaultValue("false") boolean evict,
@@ -137,6 +178,15 @@ public final class KeyResource {
 
   @POST
   @Path("/{key: .+}/refresh")
+  @Operation(
+      operationId = "refreshKey",
+      summary = "Refresh a key now",
+      responses = {
+        @ApiResponse(responseCode = "200", description = "The outcome: refreshed, skipped or failed.", content = @Content(schema = @Schema(implementation = OutcomeView.class))),
+        @ApiResponse(responseCode = "404", ref = OpenApiDocument.NOT_FOUND),
+        @ApiResponse(responseCode = "422", ref = OpenApiDocument.INVALID),
+        @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
+      })
   public OutcomeView refresh(@PathParam("key") String key, @Context UriInfo uri) {
     requireNoPathParameters(uri);
     Registration registration = resolver.find(key).orElseThrow(() -> new KeyNotFoundException(key));

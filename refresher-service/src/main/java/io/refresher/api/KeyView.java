@@ -5,6 +5,7 @@ import io.refresher.access.HotSetView;
 import io.refresher.refresh.KeyState;
 import io.refresher.refresh.RefreshService;
 import io.refresher.registry.Registration;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
 import java.util.Map;
 
@@ -16,7 +17,7 @@ import java.util.Map;
 public record KeyView(
     String key,
     String source,
-    Map<String, Object> params,
+    @Schema(ref = OpenApiDocument.PARAM_VALUES) Map<String, Object> params,
     String ttl,
     String policy,
     String template,
@@ -30,6 +31,7 @@ public record KeyView(
    * hot} is present while the key is in the hot set.
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @Schema(name = "KeyStatus")
   public record Status(
       boolean valuePresent,
       Long valueTtlMillis,
@@ -49,6 +51,7 @@ public record KeyView(
       String statusError) {}
 
   /** The key's place in the hot set: its access rate (reads/s) and when it was last above the threshold. */
+  @Schema(name = "KeyHeat")
   public record Hot(double rate, Instant lastHotAt) {}
 
   static KeyView of(Registration registration) {

@@ -4,6 +4,10 @@ import io.refresher.prewarm.PrewarmStatus;
 import io.refresher.prewarm.Prewarmer;
 import io.refresher.refresh.EpochSource;
 import io.refresher.refresh.LoadState;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -40,11 +44,26 @@ public final class PrewarmResource {
   }
 
   @GET
+  @Operation(
+      operationId = "prewarmStatus",
+      summary = "The refill after the last Redis data loss or manual prewarm, and the load bound it runs under",
+      responses = {
+        @ApiResponse(responseCode = "200", description = "Where the refill stands.", content = @Content(schema = @Schema(implementation = PrewarmView.class))),
+        @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
+      })
   public PrewarmView status() {
     return new PrewarmView(prewarmer.status(), load.get());
   }
 
   @POST
+  @Operation(
+      operationId = "startPrewarm",
+      summary = "Refill now every popular, always or in-grace key missing from Redis, hottest first",
+      responses = {
+        @ApiResponse(responseCode = "202", description = "Started (or finished at once: nothing was missing).", content = @Content(schema = @Schema(implementation = PrewarmView.class))),
+        @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT),
+        @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
+      })
   public Response start() {
     PrewarmStatus before = prewarmer.status();
     if (before.running()) {

@@ -2,6 +2,10 @@ package io.refresher.api;
 
 import java.util.LinkedHashMap;
 import io.refresher.source.SourceCatalog;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -25,8 +29,15 @@ public final class SourceResource {
   /** One source as JSON. */
   public record SourceView(String name, String datasource, Map<String, String> params, String result, String timeout) {}
 
+  /** Every configured source. */
+  public record SourceList(List<SourceView> sources) {}
+
   @GET
-  public Map<String, List<SourceView>> list() {
+  @Operation(
+      operationId = "listSources",
+      summary = "The configured sources and the parameters each needs",
+      responses = @ApiResponse(responseCode = "200", description = "The sources.", content = @Content(schema = @Schema(implementation = SourceList.class))))
+  public SourceList list() {
     List<SourceView> sources =
         catalog.all().stream()
             .map(
@@ -37,6 +48,6 @@ public final class SourceResource {
                       source.name(), source.datasource(), params, source.result().jsonName(), source.timeout().toString());
                 })
             .toList();
-    return Map.of("sources", sources);
+    return new SourceList(sources);
   }
 }

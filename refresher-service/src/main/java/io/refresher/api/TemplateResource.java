@@ -3,6 +3,10 @@ package io.refresher.api;
 import io.refresher.registry.InvalidRegistrationException;
 import io.refresher.registry.KeyTemplate;
 import io.refresher.registry.Templates;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -17,9 +21,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +39,12 @@ public final class TemplateResource {
 
   private final Templates templates;
 
+  /** The answer to a {@code PUT}: whether the template was new, and what is stored. */
+  public record TemplateStored(boolean created, TemplateView template) {}
+
+  /** A page of templates; {@code next} is the {@code after} of the next page, null on the last. */
+  public record TemplatePage(List<TemplateView> items, @Schema(nullable = true) String next) {}
+
   public TemplateResource(Templates templates) {
     this.templates = templates;
   }
@@ -47,6 +55,16 @@ public final class TemplateResource {
   @PUT
   @Path("/{name: .+}")
   @Consumes(MediaType.WILDCARD)
+  @Operation(
+      operationId = "putTemplate",
+      summary = "Register (201) or replace (200) a key template",
+      responses = {
+        @ApiResponse(responseCode = "201", description = "Registered.", content = @Content(schema = @Schema(implementation = TemplateStored.class))),
+        @ApiResponse(responseCode = "200", description = "Replaced.", content = @Content(schema = @Schema(implementation = TemplateStored.class))),
+        @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT),
+        @ApiResponse(responseCode = "422", ref = OpenApiDocument.INVALID),
+        @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
+      })
   public Response put(@PathParam("name") String name, @Context UriInfo uri, TemplateRequest request) {
     requireNoPathParameters(uri);
     if (request == null) {
@@ -61,28 +79,47 @@ public final class TemplateResource {
         template.pattern().text(),
         template.source(),
         template.ttl());
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("created", stored.created());
-    body.put("template", TemplateView.of(template));
+    TemplateStored body = new TemplateStored(stored.created(), TemplateView.of(template));
     return Response.status(stored.created() ? Response.Status.CREATED : Response.Status.OK).entity(body).build();
   }
 
   /** {@code PUT /v1/templates}: the name is missing. */
   @PUT
   @Consumes(MediaType.WILDCARD)
+  @Operation(
+      operationId = "putTemplateWithoutName",
+      summary = "Always refused: the name is missing from the path",
+      responses = @ApiResponse(responseCode = "422", ref = OpenApiDocument.INVALID))
   public Response putWithoutName() {
     throw new InvalidRegistrationException("name", "is required: PUT /v1/templates/{name}");
   }
 
   @GET
   @Path("/{name: .+}")
+  @Operation(
+      operationId = "getTemplate",
+      summary = "One template",
+      responses = {
+        @ApiResponse(responseCode = "200", description = "The template.", content = @Content(schema = @Schema(implementation = TemplateView.class))),
+        @ApiResponse(responseCode = "404", ref = OpenApiDocument.NOT_FOUND),
+        @ApiResponse(responseCode = "422", ref = OpenApiDocument.INVALID),
+        @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
+      })
   public TemplateView get(@PathParam("name") String name, @Context UriInfo uri) {
     requireNoPathParameters(uri);
     return TemplateView.of(templates.get(name));
   }
 
   @GET
-  public Map<String, Object> list(
+  @Operation(
+      operationId = "listTemplates",
+      summary = "A page of templates in name order",
+      responses = {
+        @ApiResponse(responseCode = "200", description = "The page.", content = @Content(schema = @Schema(implementation = TemplatePage.class))),
+        @ApiResponse(responseCode = "422", ref = OpenApiDocument.INVALID),
+        @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
+      })
+  public TemplatePage list(
       @QueryParam("after") @DefaultValue("") String after,
       @QueryParam("limit") @DefaultValue("100") String limit,
       @Context UriInfo uri) {
@@ -90,14 +127,19 @@ public final class TemplateResource {
     requireNoPathParameters(uri);
     int size = RequestChecks.limit(limit, Templates.MAX_PAGE);
     List<KeyTemplate> page = templates.page(after, size);
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("items", page.stream().map(TemplateView::of).toList());
-    body.put("next", page.size() == size ? page.get(page.size() - 1).name() : null);
-    return body;
+    return new TemplatePage(page.stream().map(TemplateView::of).toList(), page.size() == size ? page.get(page.size() - 1).name() : null);
   }
 
   @DELETE
   @Path("/{name: .+}")
+  @Operation(
+      operationId = "deleteTemplate",
+      summary = "Remove a template; its keys are no longer refreshed and expire on their own",
+      responses = {
+        @ApiResponse(responseCode = "204", description = "Deleted."),
+        @ApiResponse(responseCode = "404", ref = OpenApiDocument.NOT_FOUND),
+        @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
+      })
   public Response delete(@PathParam("name") String name, @Context UriInfo uri) {
     requireNoPathParameters(uri);
     templates.delete(name);

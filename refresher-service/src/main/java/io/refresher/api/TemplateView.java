@@ -1,6 +1,7 @@
 package io.refresher.api;
 
 import io.refresher.registry.KeyTemplate;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +12,7 @@ public record TemplateView(
     String pattern,
     List<String> placeholders,
     String source,
-    Map<String, Object> params,
+    @Schema(ref = OpenApiDocument.PARAM_VALUES) Map<String, Object> params,
     String ttl,
     Instant createdAt,
     Instant updatedAt) {
