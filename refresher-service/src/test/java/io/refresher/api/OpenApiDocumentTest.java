@@ -62,7 +62,7 @@ class OpenApiDocumentTest {
       collect(Resource.from(type), "", methods);
     }
     Set<String> operations = new TreeSet<>();
-    document.path("paths").fields().forEachRemaining(path -> path.getValue().fieldNames().forEachRemaining(method -> {
+    document.path("paths").properties().forEach(path -> path.getValue().fieldNames().forEachRemaining(method -> {
       if (HTTP_METHODS.contains(method)) {
         operations.add(method.toUpperCase(Locale.ROOT) + " " + path.getKey());
       }
@@ -105,7 +105,7 @@ class OpenApiDocumentTest {
       }
       assertThat(declared).as("path parameters of %s", where).isEqualTo(inTemplate);
       assertThat(operation.path("responses").size()).as("responses of %s", where).isPositive();
-      operation.path("responses").fields().forEachRemaining(response -> {
+      operation.path("responses").properties().forEach(response -> {
         assertThat(response.getKey()).as("status of %s", where).matches("[1-5]\\d\\d");
         JsonNode resolved = resolve(response.getValue());
         assertThat(resolved.path("description").asText()).as("%s %s description", where, response.getKey()).isNotBlank();
@@ -187,7 +187,7 @@ class OpenApiDocumentTest {
   }
 
   private static void forEachOperation(OperationCheck check) {
-    document.path("paths").fields().forEachRemaining(path -> path.getValue().fields().forEachRemaining(entry -> {
+    document.path("paths").properties().forEach(path -> path.getValue().properties().forEach(entry -> {
       if (HTTP_METHODS.contains(entry.getKey())) {
         check.check(path.getKey(), entry.getKey().toUpperCase(Locale.ROOT), entry.getValue());
       }
@@ -220,7 +220,7 @@ class OpenApiDocumentTest {
 
   private static void collectRefs(JsonNode node, List<String> into) {
     if (node.isObject()) {
-      for (Map.Entry<String, JsonNode> field : (Iterable<Map.Entry<String, JsonNode>>) node::fields) {
+      for (Map.Entry<String, JsonNode> field : node.properties()) {
         if (field.getKey().equals("$ref")) {
           into.add(field.getValue().asText());
         } else {
