@@ -4,8 +4,6 @@ import com.codahale.metrics.CachedGauge;
 import com.codahale.metrics.Gauge;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
-import io.dropwizard.auth.AuthDynamicFeature;
-import io.dropwizard.auth.oauth.OAuthCredentialAuthFilter;
 import io.dropwizard.core.server.AbstractServerFactory;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
@@ -14,11 +12,9 @@ import io.refresher.access.HotKeyTracker;
 import io.refresher.access.HotSetAdmission;
 import io.refresher.access.HotSetView;
 import io.refresher.access.PopularityKeeper;
-import io.refresher.api.AdminPrincipal;
-import io.refresher.api.AdminTokenAuthenticator;
+import io.refresher.api.AdminApiAuth;
 import io.refresher.api.ErrorMappers;
 import io.refresher.api.HotResource;
-import io.refresher.api.JsonUnauthorizedHandler;
 import io.refresher.api.KeyResource;
 import io.refresher.api.SourceResource;
 import io.refresher.api.PrewarmResource;
@@ -88,7 +84,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
 import org.jdbi.v3.core.Jdbi;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
@@ -393,15 +388,7 @@ public final class ServiceWiring {
     PrometheusEndpoint.register(environment.metrics(), environment.admin());
 
     ErrorMappers.register(environment.jersey().getResourceConfig());
-    environment.jersey().register(
-        new AuthDynamicFeature(
-            new OAuthCredentialAuthFilter.Builder<AdminPrincipal>()
-                .setAuthenticator(new AdminTokenAuthenticator(config.getAdmin().getToken()))
-                .setPrefix("Bearer")
-                .setRealm("refresher")
-                .setUnauthorizedHandler(new JsonUnauthorizedHandler())
-                .buildAuthFilter()));
-    environment.jersey().register(RolesAllowedDynamicFeature.class);
+    AdminApiAuth.register(environment.jersey(), config.getAdmin().getToken(), config.getAdmin().getReadToken());
     environment.jersey().register(new KeyResource(registry, refreshService, resolver, hotSet));
     environment.jersey().register(new HotResource(hotSet, resolver, refreshService));
     environment.jersey().register(new SourceResource(catalog));

@@ -6,7 +6,7 @@ import io.refresher.refresh.RefreshService;
 import io.refresher.registry.InvalidRegistrationException;
 import io.refresher.registry.KeyResolver;
 import io.refresher.registry.Registration;
-import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -26,7 +26,9 @@ import java.util.Map;
  */
 @Path("/v1/hot")
 @Produces(MediaType.APPLICATION_JSON)
-@PermitAll
+// Admin-only unless a method says otherwise: a method added without its own annotation
+// cannot be reached with the read token.
+@RolesAllowed(Roles.ADMIN)
 public final class HotResource {
 
   static final int MAX_LIMIT = 1000;
@@ -53,6 +55,7 @@ public final class HotResource {
       Instant expiresAt) {}
 
   @GET
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
   public Map<String, Object> hottest(@QueryParam("limit") @DefaultValue("20") String limit) {
     int size = RequestChecks.limit(limit, MAX_LIMIT);
     if (size < 1 || size > MAX_LIMIT) {

@@ -9,7 +9,7 @@ import io.refresher.registry.KeyNotFoundException;
 import io.refresher.registry.KeyResolver;
 import io.refresher.registry.Registration;
 import io.refresher.registry.Registry;
-import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  */
 @Path("/v1/keys")
 @Produces(MediaType.APPLICATION_JSON)
-@PermitAll
+// Admin-only unless a method says otherwise: a method added without its own annotation
+// cannot be reached with the read token.
+@RolesAllowed(Roles.ADMIN)
 public final class KeyResource {
 
   private static final Logger LOG = LoggerFactory.getLogger(KeyResource.class);
@@ -91,6 +93,7 @@ public final class KeyResource {
 
   /** A registered key, or a key a template covers (with {@code template} naming it). */
   @GET
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
   @Path("/{key: .+}")
   public KeyView get(@PathParam("key") String key, @Context UriInfo uri) {
     requireNoPathParameters(uri);
@@ -103,6 +106,7 @@ public final class KeyResource {
   }
 
   @GET
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
   public Map<String, Object> list(
       @QueryParam("prefix") @DefaultValue("") String prefix,
       @QueryParam("after") @DefaultValue("") String after,

@@ -4,7 +4,7 @@ import io.refresher.prewarm.PrewarmStatus;
 import io.refresher.prewarm.Prewarmer;
 import io.refresher.refresh.EpochSource;
 import io.refresher.refresh.LoadState;
-import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -23,7 +23,9 @@ import java.util.function.Supplier;
  */
 @Path("/v1/prewarm")
 @Produces(MediaType.APPLICATION_JSON)
-@PermitAll
+// Admin-only unless a method says otherwise: a method added without its own annotation
+// cannot be reached with the read token.
+@RolesAllowed(Roles.ADMIN)
 public final class PrewarmResource {
 
   private final Prewarmer prewarmer;
@@ -40,6 +42,7 @@ public final class PrewarmResource {
   }
 
   @GET
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
   public PrewarmView status() {
     return new PrewarmView(prewarmer.status(), load.get());
   }

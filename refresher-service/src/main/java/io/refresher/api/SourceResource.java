@@ -2,7 +2,7 @@ package io.refresher.api;
 
 import java.util.LinkedHashMap;
 import io.refresher.source.SourceCatalog;
-import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -13,7 +13,9 @@ import java.util.Map;
 /** The configured sources and the parameters each needs (their SQL stays in the configuration). */
 @Path("/v1/sources")
 @Produces(MediaType.APPLICATION_JSON)
-@PermitAll
+// Admin-only unless a method says otherwise: a method added without its own annotation
+// cannot be reached with the read token.
+@RolesAllowed(Roles.ADMIN)
 public final class SourceResource {
 
   private final SourceCatalog catalog;
@@ -26,6 +28,7 @@ public final class SourceResource {
   public record SourceView(String name, String datasource, Map<String, String> params, String result, String timeout) {}
 
   @GET
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
   public Map<String, List<SourceView>> list() {
     List<SourceView> sources =
         catalog.all().stream()

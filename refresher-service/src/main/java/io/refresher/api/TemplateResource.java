@@ -3,7 +3,7 @@ package io.refresher.api;
 import io.refresher.registry.InvalidRegistrationException;
 import io.refresher.registry.KeyTemplate;
 import io.refresher.registry.Templates;
-import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
@@ -30,7 +30,9 @@ import org.slf4j.LoggerFactory;
  */
 @Path("/v1/templates")
 @Produces(MediaType.APPLICATION_JSON)
-@PermitAll
+// Admin-only unless a method says otherwise: a method added without its own annotation
+// cannot be reached with the read token.
+@RolesAllowed(Roles.ADMIN)
 public final class TemplateResource {
 
   private static final Logger LOG = LoggerFactory.getLogger(TemplateResource.class);
@@ -75,6 +77,7 @@ public final class TemplateResource {
   }
 
   @GET
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
   @Path("/{name: .+}")
   public TemplateView get(@PathParam("name") String name, @Context UriInfo uri) {
     requireNoPathParameters(uri);
@@ -82,6 +85,7 @@ public final class TemplateResource {
   }
 
   @GET
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
   public Map<String, Object> list(
       @QueryParam("after") @DefaultValue("") String after,
       @QueryParam("limit") @DefaultValue("100") String limit) {

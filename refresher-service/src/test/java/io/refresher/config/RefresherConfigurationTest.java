@@ -195,6 +195,8 @@ class RefresherConfigurationTest {
     assertThat(config.getDatabase().getUrl()).isEqualTo("jdbc:postgresql://localhost:5432/refresher");
     assertThat(config.getSources()).containsKey("server-time");
     assertThat(config.getSources().get("server-time").getResult()).isEqualTo(ResultShape.SCALAR);
+    // REFRESHER_ADMIN_READ_TOKEN unset: no read-only token.
+    assertThat(config.getAdmin().getReadToken()).isNull();
   }
 
   @Test
@@ -312,6 +314,38 @@ class RefresherConfigurationTest {
     String message = failure(DATABASE);
 
     assertThat(message).contains("admin.token");
+  }
+
+  @Test
+  void build_withoutReadToken_hasNoReadToken() throws Exception {
+    assertThat(load(DATABASE + ADMIN).getAdmin().getReadToken()).isNull();
+    // config.yml's reference to an unset REFRESHER_ADMIN_READ_TOKEN substitutes as nothing.
+    assertThat(load(DATABASE + "admin:\n  token: 0123456789abcdef\n  readToken:\n").getAdmin().getReadToken()).isNull();
+  }
+
+  @Test
+  void build_readToken_isRead() throws Exception {
+    RefresherConfiguration config =
+        load(DATABASE + "admin:\n  token: 0123456789abcdef\n  readToken: read-0123456789abcdef\n");
+
+    assertThat(config.getAdmin().getReadToken()).isEqualTo("read-0123456789abcdef");
+    assertThat(config.getAdmin().toString()).doesNotContain("0123456789abcdef");
+  }
+
+  @Test
+  void build_shortReadToken_failsNamingReadToken() throws Exception {
+    String message = failure(DATABASE + "admin:\n  token: 0123456789abcdef\n  readToken: too-short\n");
+
+    assertThat(message).contains("admin.readToken").contains("must be at least 16 characters");
+    assertThat(message).doesNotContain("too-short");
+  }
+
+  @Test
+  void build_readTokenEqualToAdminToken_fails() throws Exception {
+    String message = failure(DATABASE + "admin:\n  token: 0123456789abcdef\n  readToken: 0123456789abcdef\n");
+
+    assertThat(message).contains("readToken must differ from token");
+    assertThat(message).doesNotContain("0123456789abcdef");
   }
 
   @Test
