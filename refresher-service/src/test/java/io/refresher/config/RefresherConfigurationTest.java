@@ -195,8 +195,10 @@ class RefresherConfigurationTest {
     assertThat(config.getDatabase().getUrl()).isEqualTo("jdbc:postgresql://localhost:5432/refresher");
     assertThat(config.getSources()).containsKey("server-time");
     assertThat(config.getSources().get("server-time").getResult()).isEqualTo(ResultShape.SCALAR);
-    // REFRESHER_ADMIN_READ_TOKEN unset: no read-only token.
+    // REFRESHER_ADMIN_READ_TOKEN and REFRESHER_REDIS_CA_CERTIFICATE unset: no read-only token, the JVM's trust store.
     assertThat(config.getAdmin().getReadToken()).isNull();
+    assertThat(config.getRedis().getCaCertificate()).isNull();
+    assertThat(config.getRedis().getTlsVerification()).isEqualTo(RedisFactory.TlsVerification.STRICT);
   }
 
   @Test
@@ -365,6 +367,25 @@ class RefresherConfigurationTest {
 
       assertThat(config.getRedis().isUrlValid()).as(url).isTrue();
     }
+  }
+
+  @Test
+  void build_redisTlsSettings_areRead() throws Exception {
+    Path ca = Files.writeString(dir.resolve("ca.pem"), "not checked until the client is built");
+    RefresherConfiguration config =
+        load(DATABASE + ADMIN + "redis:\n  url: rediss://cache:6380\n  caCertificate: " + ca + "\n  tlsVerification: ca-only\n");
+
+    assertThat(config.getRedis().getCaCertificate()).isEqualTo(ca.toString());
+    assertThat(config.getRedis().getTlsVerification()).isEqualTo(RedisFactory.TlsVerification.CA_ONLY);
+    assertThat(load(DATABASE + ADMIN).getRedis().getTlsVerification()).isEqualTo(RedisFactory.TlsVerification.STRICT);
+  }
+
+  @Test
+  void build_redisTrustWithoutTls_failsNamingTheRule() throws Exception {
+    String message =
+        failure(DATABASE + ADMIN + "redis:\n  url: redis://cache:6379\n  caCertificate: " + dir.resolve("missing.pem") + "\n");
+
+    assertThat(message).contains("need a rediss:// url").contains("caCertificate must name a readable file");
   }
 
   @Test
