@@ -263,7 +263,7 @@ public final class ServiceWiring {
 
     Refresher refresher =
         new Refresher(
-            new JdbcValueLoader(catalog, sourceDatasources, json),
+            new JdbcValueLoader(catalog, sourceDatasources, json, refreshSettings.maxValueBytes()),
             sourceLoad,
             cacheStore,
             new RedisKeyLocks(redisson),
