@@ -64,7 +64,6 @@ import io.refresher.refresh.RefreshSettings;
 import io.refresher.refresh.Refresher;
 import io.refresher.refresh.RescheduleBuffer;
 import io.refresher.registry.KeyResolver;
-import io.refresher.registry.RegistrationLimits;
 import io.refresher.registry.RegistrationValidator;
 import io.refresher.registry.Registration;
 import io.refresher.registry.Registry;
@@ -173,7 +172,7 @@ public final class ServiceWiring {
     JdbiTemplateRepository templateRepository = new JdbiTemplateRepository(registryJdbi, json);
     TemplateCatalog templateCatalog = new TemplateCatalog(templateRepository, catalog);
     templateCatalog.reload();
-    RegistrationValidator validator = new RegistrationValidator(catalog, RegistrationLimits.DEFAULT);
+    RegistrationValidator validator = new RegistrationValidator(catalog, config.getAdmin().registrationLimits());
     Templates templates = new Templates(templateRepository, validator, catalog, templateCatalog, clock);
     KeyResolver resolver =
         new KeyResolver(

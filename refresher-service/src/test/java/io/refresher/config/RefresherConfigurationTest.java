@@ -118,6 +118,8 @@ class RefresherConfigurationTest {
                 java.time.Duration.ofSeconds(30)));
 
     assertThat(config.getAdmin().getToken()).isEqualTo("0123456789abcdef");
+    assertThat(config.getAdmin().getMaxParamLength()).isEqualTo(1000);
+    assertThat(config.getAdmin().registrationLimits()).isEqualTo(io.refresher.registry.RegistrationLimits.DEFAULT);
   }
 
   @Test

@@ -102,6 +102,56 @@ class LargeInputsIT {
     assertThat(APP.get(key)).as("old value still served").isEqualTo("v".repeat(10));
   }
 
+  @Test
+  void put_tenMebibyteParameter_422NamingTheParameterNothingStoredNothingRun() {
+    String key = "category:huge";
+    long runsBefore = APP.database().executionsOf("test_product WHERE category");
+    String huge = "c".repeat(10 * 1024 * 1024);
+
+    try (Response response =
+        APP.putKey(key, "{\"source\":\"products-in-category\",\"params\":{\"category\":\"" + huge + "\",\"min_price\":0},\"ttl\":\"PT5M\"}")) {
+      JsonNode body = response.readEntity(JsonNode.class);
+      assertThat(response.getStatus()).as(abbreviated(body)).isEqualTo(422);
+      assertThat(body.path("errors").get(0).path("field").asText()).isEqualTo("params.category");
+      assertThat(body.path("errors").get(0).path("rule").asText()).contains("at most 1000 characters");
+      assertThat(body.toString().length()).as("the error does not echo the value").isLessThan(1_000);
+    }
+
+    try (Response response = APP.getKey(key)) {
+      assertThat(response.getStatus()).as("nothing registered").isEqualTo(404);
+    }
+    assertThat(APP.get(key)).isNull();
+    assertThat(APP.database().executionsOf("test_product WHERE category")).as("the source never ran").isEqualTo(runsBefore);
+  }
+
+  @Test
+  void put_parameterOfExactlyTheLimit_accepted() {
+    try (Response response =
+        APP.putKey(
+            "category:long-name",
+            "{\"source\":\"products-in-category\",\"params\":{\"category\":\"" + "c".repeat(1000) + "\",\"min_price\":0},\"ttl\":\"PT5M\"}")) {
+      assertThat(response.getStatus()).isEqualTo(201);
+    }
+  }
+
+  @Test
+  void putTemplate_tenMebibyteParameter_422NamingTheParameterNothingStored() {
+    String digits = "1".repeat(10 * 1024 * 1024);
+
+    try (Response response =
+        APP.putTemplate(
+            "huge-min-price",
+            "{\"pattern\":\"cheap:{category}\",\"source\":\"products-in-category\",\"params\":{\"min_price\":\"" + digits + "\"},\"ttl\":\"PT5M\"}")) {
+      JsonNode body = response.readEntity(JsonNode.class);
+      assertThat(response.getStatus()).as(abbreviated(body)).isEqualTo(422);
+      assertThat(body.path("errors").get(0).path("field").asText()).isEqualTo("params.min_price");
+    }
+
+    try (Response response = APP.authorized(APP.api("/v1/templates/huge-min-price")).get()) {
+      assertThat(response.getStatus()).as("nothing stored").isEqualTo(404);
+    }
+  }
+
   private static String registerManyRows(String key, int count, int stop) {
     try (Response response = APP.putKey(key, manyRows(count, stop))) {
       assertThat(response.getStatus()).isEqualTo(201);
