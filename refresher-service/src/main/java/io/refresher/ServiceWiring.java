@@ -293,6 +293,17 @@ public final class ServiceWiring {
                 SampleAccessJob.class, new SampleAccessJob(hotKeys, () -> refreshView(hotSet)),
                 SnapshotPopularityJob.class, new SnapshotPopularityJob(popularity)));
 
+    // Before anything of this replica claims or writes due entries in bulk: entries placed for
+    // another scheduler.dueShards are moved to this one's (RedisDueIndex, DueShardLayout).
+    environment.lifecycle().manage(new Managed() {
+      @Override
+      public void start() {
+        dueIndex.adoptConfiguredLayout();
+      }
+
+      @Override
+      public void stop() {}
+    });
     environment.lifecycle().manage(new Managed() {
       @Override
       public void start() {
