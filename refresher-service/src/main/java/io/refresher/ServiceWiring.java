@@ -4,7 +4,6 @@ import com.codahale.metrics.CachedGauge;
 import com.codahale.metrics.Gauge;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
-import io.dropwizard.auth.AuthDynamicFeature;
 import io.dropwizard.auth.oauth.OAuthCredentialAuthFilter;
 import io.dropwizard.core.server.AbstractServerFactory;
 import io.dropwizard.core.setup.Environment;
@@ -16,6 +15,7 @@ import io.refresher.access.HotSetView;
 import io.refresher.access.PopularityKeeper;
 import io.refresher.api.AdminPrincipal;
 import io.refresher.api.AdminTokenAuthenticator;
+import io.refresher.api.AuthenticateEveryRequest;
 import io.refresher.api.ErrorMappers;
 import io.refresher.api.HotResource;
 import io.refresher.api.JsonUnauthorizedHandler;
@@ -24,8 +24,10 @@ import io.refresher.api.SourceResource;
 import io.refresher.api.PrewarmResource;
 import io.refresher.api.TemplateResource;
 import io.refresher.cache.RedisAccessCounts;
+import io.refresher.cache.RedisAlignedClock;
 import io.refresher.cache.EpochMarkers;
 import io.refresher.cache.RedisCacheStore;
+import io.refresher.cache.RedisEvictionPolicy;
 import io.refresher.cache.RedisConnectionEvents;
 import io.refresher.cache.RedisHotSetStore;
 import io.refresher.cache.RedisPopularityStore;
@@ -36,6 +38,7 @@ import io.refresher.cache.RedisDueIndex;
 import io.refresher.cache.RedisEpochGuard;
 import io.refresher.cache.RedisKeyLocks;
 import io.refresher.config.DatabaseFactory;
+import io.refresher.config.RedisFactory;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.config.SourceFactory;
 import io.refresher.health.HotSetMetrics;
@@ -118,16 +121,23 @@ public final class ServiceWiring {
       HotKeyTracker hotKeys,
       PopularityKeeper popularity,
       KeyResolver resolver,
-      TemplateCatalog templates) {}
+      TemplateCatalog templates,
+      RedisAlignedClock clock) {}
 
   public static Parts wire(RefresherConfiguration config, Environment environment) throws Exception {
-    InstantSource clock = InstantSource.system();
+    return wire(config, environment, InstantSource.system());
+  }
+
+  /** @param localClock this machine's clock; the service runs on it moved to Redis's time */
+  public static Parts wire(RefresherConfiguration config, Environment environment, InstantSource localClock)
+      throws Exception {
     ObjectMapper json = environment.getObjectMapper();
     if (config.getServerFactory() instanceof AbstractServerFactory server) {
       // Every error, including Jersey's own, is rendered by ErrorMappers as JSON.
       server.setRegisterDefaultExceptionMappers(false);
     }
     KeyPaths.allowEncodedSlashes(config.getServerFactory(), environment);
+    HttpEdges.install(environment, config.getAdmin().getMaxBodySize().toBytes());
 
     DispatchSettings dispatch = config.getScheduler().build();
     RefreshSettings refreshSettings = config.getRefresh().build();
@@ -162,6 +172,9 @@ public final class ServiceWiring {
     RedissonClient redisson = config.getRedis().build(connections);
     environment.lifecycle().manage(closing(redisson::shutdown));
     LOG.info("Redis at {}", config.getRedis().redactedUrl());
+    RedisAlignedClock clock = RedisAlignedClock.of(redisson, config.getRedis().getMode() == RedisFactory.Mode.CLUSTER, localClock);
+    clock.start(environment.lifecycle().scheduledExecutorService("redis-clock-%d").threads(1).build());
+    environment.metrics().register("refresher.clock.offset-ms", (Gauge<Long>) clock::offsetMillis);
 
     JdbiRegistrationRepository repository = new JdbiRegistrationRepository(registryJdbi, json);
     RedisDueIndex dueIndex = new RedisDueIndex(redisson, config.getScheduler().getDueShards());
@@ -237,7 +250,7 @@ public final class ServiceWiring {
     RedisEpochGuard epochGuard =
         new RedisEpochGuard(
             redisson,
-            config.getRedis().getMode() == io.refresher.config.RedisFactory.Mode.CLUSTER
+            config.getRedis().getMode() == RedisFactory.Mode.CLUSTER
                 ? EpochMarkers.cluster()
                 : EpochMarkers.single(),
             new JdbiEpochStore(registryJdbi),
@@ -279,10 +292,17 @@ public final class ServiceWiring {
         new RefreshDispatcher(dueIndex, dueIndex, resolver, refresher, reschedules, dispatch, metrics, lag, clock);
     RefreshService refreshService =
         new RefreshService(
-            refresher, dueIndex, cacheStore, new HotSetAdmission(hotSetStore, accessSettings), dispatch, clock);
+            refresher,
+            dueIndex,
+            cacheStore,
+            new HotSetAdmission(hotSetStore, accessSettings),
+            dispatch,
+            config.getRefresh().getDeletedTombstone().toJavaDuration(),
+            clock);
     refreshServiceHolder[0] = refreshService;
     Registry registry = new Registry(repository, validator, clock);
 
+    FailureStreakLog viewLog = new FailureStreakLog(LOG, "hot set view refresh", FAILURE_REPEAT, clock);
     QuartzManager quartz =
         new QuartzManager(
             config.getScheduler().getQuartzName(),
@@ -290,7 +310,7 @@ public final class ServiceWiring {
             config.getScheduler().getQuartzThreads(),
             Map.of(
                 ReconcileDueIndexJob.class, new ReconcileDueIndexJob(reconciler),
-                SampleAccessJob.class, new SampleAccessJob(hotKeys, () -> refreshView(hotSet)),
+                SampleAccessJob.class, new SampleAccessJob(hotKeys, () -> refreshView(hotSet, viewLog)),
                 SnapshotPopularityJob.class, new SnapshotPopularityJob(popularity)));
 
     // Before anything of this replica claims or writes due entries in bulk: entries placed for
@@ -304,9 +324,12 @@ public final class ServiceWiring {
       @Override
       public void stop() {}
     });
+    RedisEvictionPolicy evictionPolicy =
+        RedisEvictionPolicy.of(redisson, config.getRedis().getMode() == RedisFactory.Mode.CLUSTER);
     environment.lifecycle().manage(new Managed() {
       @Override
       public void start() {
+        evictionPolicy.check();
         epochGuard.start();
       }
 
@@ -341,11 +364,15 @@ public final class ServiceWiring {
     environment.lifecycle().manage(new Managed() {
       @Override
       public void start() {
+        FailureStreakLog templatesLog = new FailureStreakLog(LOG, "template reload", FAILURE_REPEAT, clock);
         viewRefresher.scheduleWithFixedDelay(
-            () -> refreshView(hotSet), 0, sampleEvery.toMillis(), TimeUnit.MILLISECONDS);
+            () -> refreshView(hotSet, viewLog), 0, sampleEvery.toMillis(), TimeUnit.MILLISECONDS);
         // Templates changed through another replica become visible here within this interval.
         viewRefresher.scheduleWithFixedDelay(
-            () -> reloadTemplates(templateCatalog), TEMPLATE_RELOAD_MILLIS, TEMPLATE_RELOAD_MILLIS, TimeUnit.MILLISECONDS);
+            () -> reloadTemplates(templateCatalog, templatesLog),
+            TEMPLATE_RELOAD_MILLIS,
+            TEMPLATE_RELOAD_MILLIS,
+            TimeUnit.MILLISECONDS);
       }
 
       @Override
@@ -365,7 +392,10 @@ public final class ServiceWiring {
       }
     });
 
-    environment.healthChecks().register("redis", new RedisHealthCheck(redisson, config.getRedis().redactedUrl()));
+    environment.healthChecks().register(
+        "redis", new RedisHealthCheck(redisson, config.getRedis().redactedUrl(), evictionPolicy));
+    environment.metrics().register(
+        "refresher.redis.eviction-policy-safe", (Gauge<Integer>) () -> evictionPolicy.safety().gauge());
     environment.healthChecks().register("postgres", new PostgresHealthCheck(registryJdbi));
     environment.healthChecks().register("scheduler", new SchedulerHealthCheck(dispatcher, quartz));
 
@@ -391,7 +421,7 @@ public final class ServiceWiring {
 
     ErrorMappers.register(environment.jersey().getResourceConfig());
     environment.jersey().register(
-        new AuthDynamicFeature(
+        new AuthenticateEveryRequest(
             new OAuthCredentialAuthFilter.Builder<AdminPrincipal>()
                 .setAuthenticator(new AdminTokenAuthenticator(config.getAdmin().getToken()))
                 .setPrefix("Bearer")
@@ -421,24 +451,32 @@ public final class ServiceWiring {
         hotKeys,
         popularity,
         resolver,
-        templateCatalog);
+        templateCatalog,
+        clock);
   }
 
   private static final long TEMPLATE_RELOAD_MILLIS = 2000;
 
-  private static void reloadTemplates(TemplateCatalog templates) {
+  /** A background task that keeps failing is logged again this often (see {@link FailureStreakLog}). */
+  private static final java.time.Duration FAILURE_REPEAT = java.time.Duration.ofMinutes(1);
+
+  private static void reloadTemplates(TemplateCatalog templates, FailureStreakLog log) {
     try {
       templates.reload();
+      log.succeeded();
     } catch (RuntimeException e) {
-      LOG.debug("templates not reloaded: {}", e.getMessage());
+      // the previous templates stay in use
+      log.failed(e);
     }
   }
 
-  private static void refreshView(HotSetView view) {
+  private static void refreshView(HotSetView view, FailureStreakLog log) {
     try {
       view.refresh();
+      log.succeeded();
     } catch (RuntimeException e) {
-      LOG.debug("hot set view not refreshed: {}", e.getMessage());
+      // the previous view stays in use
+      log.failed(e);
     }
   }
 

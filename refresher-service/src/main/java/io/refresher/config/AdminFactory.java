@@ -1,6 +1,10 @@
 package io.refresher.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.util.DataSize;
+import io.dropwizard.util.DataSizeUnit;
+import io.dropwizard.validation.MaxDataSize;
+import io.dropwizard.validation.MinDataSize;
 import io.refresher.registry.RegistrationLimits;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -8,14 +12,20 @@ import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 
 /**
- * The {@code admin:} block: the bearer token that guards the admin API, and the bound of what a
- * registration may carry.
+ * The {@code admin:} block: the bearer token that guards the admin API, and the bounds of what a
+ * request may carry (its body, and each parameter value of a registration).
  */
 public class AdminFactory {
 
   @NotNull
   @Size(min = 16, message = "must be at least 16 characters (set REFRESHER_ADMIN_TOKEN)")
   private String token;
+
+  /** The largest request body the admin API reads; bigger ones get 413 (a registration is a few hundred bytes). */
+  @NotNull
+  @MinDataSize(value = 1, unit = DataSizeUnit.KIBIBYTES)
+  @MaxDataSize(value = 64, unit = DataSizeUnit.MEBIBYTES)
+  private DataSize maxBodySize = DataSize.mebibytes(1);
 
   /** The most characters of one parameter value of a key or template registration. */
   @Min(1)
@@ -30,6 +40,16 @@ public class AdminFactory {
   @JsonProperty
   public void setToken(String token) {
     this.token = token;
+  }
+
+  @JsonProperty
+  public DataSize getMaxBodySize() {
+    return maxBodySize;
+  }
+
+  @JsonProperty
+  public void setMaxBodySize(DataSize maxBodySize) {
+    this.maxBodySize = maxBodySize;
   }
 
   @JsonProperty

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongConsumer;
 
 /** Registers, reads, lists and removes keys, after validating every request. */
 public final class Registry {
@@ -62,11 +63,17 @@ public final class Registry {
     if (limit < 1 || limit > MAX_PAGE) {
       throw new InvalidRegistrationException("limit", "must be between 1 and " + MAX_PAGE);
     }
+    TextRules.require("prefix", prefix);
+    TextRules.require("after", after);
     return repository.page(prefix == null ? "" : prefix, after == null ? "" : after, limit);
   }
 
-  public void delete(String key) {
-    if (!repository.delete(key)) {
+  /**
+   * Deletes a registration; {@code beforeCommit} runs with its generation while the deletion is
+   * not yet committed, and a failure there leaves the registration in place.
+   */
+  public void delete(String key, LongConsumer beforeCommit) {
+    if (!repository.delete(key, beforeCommit)) {
       throw new KeyNotFoundException(key);
     }
   }
