@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.refresher.cache.RedisDueIndex;
+import io.refresher.embedded.EmbeddedRedisCluster;
+import io.refresher.refresh.DueIndex;
+import io.refresher.testing.ClusterTestRedis;
 import io.refresher.testing.RealServers;
 import io.refresher.testing.TestApp;
 import io.refresher.testing.TestDatabase;
@@ -19,6 +22,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.redisson.api.RedissonClient;
 
 /**
  * {@code scheduler.dueShards} changed between two starts, and two replicas running with different
@@ -98,6 +102,40 @@ class DueShardsChangeIT {
       } finally {
         old.extension().after();
       }
+    }
+  }
+
+  /**
+   * On Redis Cluster every shard, its planned-times hash and its marker share a slot of their own,
+   * so the move copies between slots with one script per shard: every entry arrives with its time
+   * and first planned time.
+   */
+  @Test
+  void onRedisCluster_anotherShardCount_everyEntryMovedAcrossSlotsWithItsTimes() {
+    EmbeddedRedisCluster cluster = ClusterTestRedis.startCluster();
+    RedissonClient redisson = ClusterTestRedis.of(cluster).connect();
+    try {
+      RedisDueIndex old = new RedisDueIndex(redisson, 6);
+      old.adoptConfiguredLayout();
+      for (int i = 0; i < 200; i++) {
+        old.schedule("cluster:" + i, 1_000 + i);
+      }
+      double lease = 90_000 + 7 / 1024.0;
+      List<DueIndex.DueKey> claimed = old.claim(1_100, 30, lease);
+
+      RedisDueIndex changed = new RedisDueIndex(redisson, 4);
+      assertThat(changed.adoptConfiguredLayout()).isPositive();
+
+      List<String> claimedKeys = claimed.stream().map(DueIndex.DueKey::key).toList();
+      for (int i = 0; i < 200; i++) {
+        String key = "cluster:" + i;
+        assertThat(changed.plannedAt(key)).as(key).hasValue(claimedKeys.contains(key) ? 90_000 : 1_000 + i);
+      }
+      assertThat(changed.claimedWith(lease)).containsExactlyInAnyOrderElementsOf(claimed);
+      assertThat(changed.size()).isEqualTo(200);
+      assertThat(redisson.getKeys().countExists("refresher:due:{4}", "refresher:due:{5}")).isZero();
+    } finally {
+      redisson.shutdown();
     }
   }
 
