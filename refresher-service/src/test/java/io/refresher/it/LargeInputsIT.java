@@ -44,7 +44,12 @@ class LargeInputsIT {
           "sources.big-value.sql", "SELECT repeat('v', CAST(:size AS int)) AS big_value",
           "sources.big-value.params.size", "long",
           "sources.big-value.result", "scalar",
-          "sources.big-value.timeout", "30s");
+          "sources.big-value.timeout", "30s",
+          // The first fetch (100 rows) is quick; each later one takes 2 s, past the 1 s timeout.
+          "sources.slow-rows.sql",
+          "SELECT g AS n, pg_sleep(CASE WHEN g > 100 THEN 0.02 ELSE 0 END)::text AS slow_rows FROM generate_series(1, 1000) AS g",
+          "sources.slow-rows.result", "rows",
+          "sources.slow-rows.timeout", "1s");
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
   private static final Pattern ROWS_READ = Pattern.compile("after (\\d+) rows");
@@ -82,6 +87,23 @@ class LargeInputsIT {
     JsonNode small = putManyRows(key, 900, 1_000_000, 200);
     assertThat(small.path("outcome").asText()).as(small.toString()).isEqualTo("refreshed");
     assertThat(APP.get(key)).startsWith("[{\"n\":1,");
+  }
+
+  /**
+   * The statement timeout covers the query's execution and its first fetch only; the later
+   * fetches of a streamed result are held to the same deadline between rows.
+   */
+  @Test
+  void rowsSource_slowerThanItsTimeoutAfterTheFirstFetch_failsAsTimeout() {
+    JsonNode refresh;
+    try (Response response = APP.putKey("rows:slow", "{\"source\":\"slow-rows\",\"params\":{},\"ttl\":\"PT1H\"}")) {
+      assertThat(response.getStatus()).isEqualTo(201);
+      refresh = response.readEntity(JsonNode.class).path("refresh");
+    }
+
+    assertThat(refresh.path("errorKind").asText()).as(refresh.toString()).isEqualTo("TIMEOUT");
+    assertThat(refresh.path("error").asText()).contains("timed out after 1000 ms (while reading row");
+    assertThat(APP.get("rows:slow")).isNull();
   }
 
   @Test
