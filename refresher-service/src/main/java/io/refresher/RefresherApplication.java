@@ -10,6 +10,7 @@ import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
 import io.refresher.cli.DbCommand;
 import io.refresher.config.RefresherConfiguration;
+import java.time.InstantSource;
 import org.eclipse.jetty.server.Server;
 
 /**
@@ -46,9 +47,14 @@ public class RefresherApplication extends Application<RefresherConfiguration> {
 
   @Override
   public void run(RefresherConfiguration config, Environment environment) throws Exception {
-    parts = ServiceWiring.wire(config, environment);
+    parts = ServiceWiring.wire(config, environment, localClock());
     metrics = environment.metrics();
     environment.lifecycle().addServerLifecycleListener(started -> server = started);
+  }
+
+  /** This machine's clock; the service moves it to Redis's time. Tests give a skewed one. */
+  protected InstantSource localClock() {
+    return InstantSource.system();
   }
 
   /** The running service's parts (after {@link #run}); for the demo, the benchmark and tests. */

@@ -24,8 +24,10 @@ import io.refresher.api.SourceResource;
 import io.refresher.api.PrewarmResource;
 import io.refresher.api.TemplateResource;
 import io.refresher.cache.RedisAccessCounts;
+import io.refresher.cache.RedisAlignedClock;
 import io.refresher.cache.EpochMarkers;
 import io.refresher.cache.RedisCacheStore;
+import io.refresher.cache.RedisEvictionPolicy;
 import io.refresher.cache.RedisConnectionEvents;
 import io.refresher.cache.RedisHotSetStore;
 import io.refresher.cache.RedisPopularityStore;
@@ -36,6 +38,7 @@ import io.refresher.cache.RedisDueIndex;
 import io.refresher.cache.RedisEpochGuard;
 import io.refresher.cache.RedisKeyLocks;
 import io.refresher.config.DatabaseFactory;
+import io.refresher.config.RedisFactory;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.config.SourceFactory;
 import io.refresher.health.HotSetMetrics;
@@ -119,10 +122,16 @@ public final class ServiceWiring {
       HotKeyTracker hotKeys,
       PopularityKeeper popularity,
       KeyResolver resolver,
-      TemplateCatalog templates) {}
+      TemplateCatalog templates,
+      RedisAlignedClock clock) {}
 
   public static Parts wire(RefresherConfiguration config, Environment environment) throws Exception {
-    InstantSource clock = InstantSource.system();
+    return wire(config, environment, InstantSource.system());
+  }
+
+  /** @param localClock this machine's clock; the service runs on it moved to Redis's time */
+  public static Parts wire(RefresherConfiguration config, Environment environment, InstantSource localClock)
+      throws Exception {
     ObjectMapper json = environment.getObjectMapper();
     if (config.getServerFactory() instanceof AbstractServerFactory server) {
       // Every error, including Jersey's own, is rendered by ErrorMappers as JSON.
@@ -163,6 +172,9 @@ public final class ServiceWiring {
     RedissonClient redisson = config.getRedis().build(connections);
     environment.lifecycle().manage(closing(redisson::shutdown));
     LOG.info("Redis at {}", config.getRedis().redactedUrl());
+    RedisAlignedClock clock = RedisAlignedClock.of(redisson, config.getRedis().getMode() == RedisFactory.Mode.CLUSTER, localClock);
+    clock.start(environment.lifecycle().scheduledExecutorService("redis-clock-%d").threads(1).build());
+    environment.metrics().register("refresher.clock.offset-ms", (Gauge<Long>) clock::offsetMillis);
 
     JdbiRegistrationRepository repository = new JdbiRegistrationRepository(registryJdbi, json);
     RedisDueIndex dueIndex = new RedisDueIndex(redisson, config.getScheduler().getDueShards());
@@ -238,7 +250,7 @@ public final class ServiceWiring {
     RedisEpochGuard epochGuard =
         new RedisEpochGuard(
             redisson,
-            config.getRedis().getMode() == io.refresher.config.RedisFactory.Mode.CLUSTER
+            config.getRedis().getMode() == RedisFactory.Mode.CLUSTER
                 ? EpochMarkers.cluster()
                 : EpochMarkers.single(),
             new JdbiEpochStore(registryJdbi),
@@ -280,7 +292,13 @@ public final class ServiceWiring {
         new RefreshDispatcher(dueIndex, dueIndex, resolver, refresher, reschedules, dispatch, metrics, lag, clock);
     RefreshService refreshService =
         new RefreshService(
-            refresher, dueIndex, cacheStore, new HotSetAdmission(hotSetStore, accessSettings), dispatch, clock);
+            refresher,
+            dueIndex,
+            cacheStore,
+            new HotSetAdmission(hotSetStore, accessSettings),
+            dispatch,
+            config.getRefresh().getDeletedTombstone().toJavaDuration(),
+            clock);
     refreshServiceHolder[0] = refreshService;
     Registry registry = new Registry(repository, validator, clock);
 
@@ -294,9 +312,12 @@ public final class ServiceWiring {
                 SampleAccessJob.class, new SampleAccessJob(hotKeys, () -> refreshView(hotSet)),
                 SnapshotPopularityJob.class, new SnapshotPopularityJob(popularity)));
 
+    RedisEvictionPolicy evictionPolicy =
+        RedisEvictionPolicy.of(redisson, config.getRedis().getMode() == RedisFactory.Mode.CLUSTER);
     environment.lifecycle().manage(new Managed() {
       @Override
       public void start() {
+        evictionPolicy.check();
         epochGuard.start();
       }
 
@@ -355,7 +376,10 @@ public final class ServiceWiring {
       }
     });
 
-    environment.healthChecks().register("redis", new RedisHealthCheck(redisson, config.getRedis().redactedUrl()));
+    environment.healthChecks().register(
+        "redis", new RedisHealthCheck(redisson, config.getRedis().redactedUrl(), evictionPolicy));
+    environment.metrics().register(
+        "refresher.redis.eviction-policy-safe", (Gauge<Integer>) () -> evictionPolicy.safety().gauge());
     environment.healthChecks().register("postgres", new PostgresHealthCheck(registryJdbi));
     environment.healthChecks().register("scheduler", new SchedulerHealthCheck(dispatcher, quartz));
 
@@ -411,7 +435,8 @@ public final class ServiceWiring {
         hotKeys,
         popularity,
         resolver,
-        templateCatalog);
+        templateCatalog,
+        clock);
   }
 
   private static final long TEMPLATE_RELOAD_MILLIS = 2000;

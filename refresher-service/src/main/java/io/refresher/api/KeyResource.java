@@ -122,16 +122,11 @@ public final class KeyResource {
       @QueryParam("evict") @DefaultValue("false") boolean evict,
       @Context UriInfo uri) {
     requireNoPathParameters(uri);
-    registry.delete(key);
+    // Redis first, inside the deletion's transaction: a delete that cannot evict changes nothing
+    // (503, retry), and once it commits no refresh still running can write the key again.
+    registry.delete(key, generation -> refreshes.retire(key, generation, evict));
+    refreshes.onDeleted(key);
     LOG.info("deleted key '{}'{}", key, evict ? " and evicted its value" : "; its value will expire on its own");
-    try {
-      refreshes.onDeleted(key, evict);
-    } catch (CacheUnavailableException e) {
-      if (evict) {
-        throw e;
-      }
-      // Not evicting: a stale due entry is dropped by the dispatcher when it finds no registration.
-    }
     return Response.noContent().build();
   }
 

@@ -31,6 +31,9 @@ public record OutcomeView(
           switch (s.reason()) {
             case LOCKED -> "another refresh of this key is in flight";
             case FENCED_OUT -> "a newer value was written meanwhile";
+            case COUNTER_REPAIRED ->
+                "the key's lock token counter had been evicted from Redis; it was repaired and the key is retried shortly";
+            case REGISTRATION_GONE -> "the registration was deleted or replaced while the value was computed";
             case THROTTLED -> "the source's datasource is at its load bound; the key stays due and is retried shortly";
           };
       return new OutcomeView(s.name(), reason, null, null, null, null, null, null, null, null, null, null);

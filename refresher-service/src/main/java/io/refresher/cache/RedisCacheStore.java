@@ -35,19 +35,45 @@ import org.redisson.client.codec.StringCodec;
 public final class RedisCacheStore implements CacheStore {
 
   /**
-   * KEYS: value, meta. ARGV: value, physical TTL ms, epoch, token, computedAt, delta, expiresAt,
-   * history size. Returns {written (0/1), failures the write cleared, recent compute durations}.
-   * The recent durations ride along in the same hash (comma-separated, oldest first), so the
-   * adaptive TTR needs no extra round trip.
+   * KEYS: value, meta, lock token counter. ARGV: value, physical TTL ms, epoch, token, computedAt,
+   * delta, expiresAt, history size, generation, counter margin ms. Returns {status, failures the
+   * write cleared, recent compute durations}, status 1 written, 0 a newer fence is stored, 2
+   * refused and the token counter repaired, 3 the registration was deleted. The recent durations
+   * ride along in the same hash (comma-separated, oldest first), so the adaptive TTR needs no extra
+   * round trip.
+   *
+   * <p>The generation: a write of a deleted generation (the tombstone's {@code retired}) or of an
+   * older one than stored is refused; a template's write (generation 0) keeps the stored
+   * generation and tombstone, so a late write of the deleted registration stays refused after it.
+   *
+   * <p>The counter: Redisson's fenced lock keeps it without a TTL; here it is made to expire a
+   * margin after the value, so it never outlives the key (no leak) and never dies before the
+   * metadata holding its last token. If it was evicted anyway, the next lock hands out a token
+   * below the stored one: the write is refused once and the counter raised to the stored token
+   * (a counter below a stored token can only mean it was lost: every token handed out came from
+   * it), so the key is not wedged until the counter climbs back by itself.
    */
   static final String WRITE =
       """
-      local stored = redis.call('HMGET', KEYS[2], 'epoch', 'token', 'failures', 'recent')
+      local stored = redis.call('HMGET', KEYS[2], 'epoch', 'token', 'failures', 'recent', 'generation', 'retired')
       local epoch = tonumber(ARGV[3])
       local token = tonumber(ARGV[4])
-      """
-          + fenceRefusal("{0, 0, ''}")
-          + """
+      local generation = tonumber(ARGV[9])
+      local storedGeneration = tonumber(stored[5] or '0')
+      if generation > 0 and (generation < storedGeneration or (generation == storedGeneration and stored[6])) then
+        return {3, 0, ''}
+      end
+      if stored[1] then
+        local storedEpoch = tonumber(stored[1])
+        local storedToken = tonumber(stored[2])
+        if storedEpoch > epoch or (storedEpoch == epoch and storedToken > token) then
+          if storedEpoch == epoch and tonumber(redis.call('GET', KEYS[3]) or '0') < storedToken then
+            redis.call('SET', KEYS[3], stored[2], 'PX', tonumber(ARGV[2]) + tonumber(ARGV[10]))
+            return {2, 0, ''}
+          end
+          return {0, 0, ''}
+        end
+      end
       local samples = {}
       if stored[4] then
         for sample in string.gmatch(stored[4], '[^,]+') do samples[#samples + 1] = sample end
@@ -59,51 +85,76 @@ public final class RedisCacheStore implements CacheStore {
       redis.call('DEL', KEYS[2])
       redis.call('HSET', KEYS[2], 'epoch', ARGV[3], 'token', ARGV[4], 'computedAt', ARGV[5],
         'delta', ARGV[6], 'expiresAt', ARGV[7], 'size', string.len(ARGV[1]), 'recent', recent)
+      if storedGeneration > generation then
+        redis.call('HSET', KEYS[2], 'generation', stored[5])
+        if stored[6] then redis.call('HSET', KEYS[2], 'retired', stored[6]) end
+      elseif generation > 0 then
+        redis.call('HSET', KEYS[2], 'generation', ARGV[9])
+      end
       redis.call('PEXPIRE', KEYS[2], ARGV[2])
+      redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[2]) + tonumber(ARGV[10]))
       return {1, tonumber(stored[3] or '0'), recent}
       """;
 
   /**
-   * KEYS: meta. ARGV: epoch, token, kind, error, at, TTL ms if new. Returns the failure count, or
-   * 0 when a newer fence is stored.
+   * KEYS: meta, lock token counter. ARGV: epoch, token, kind, error, at, TTL ms if new, counter
+   * margin ms. Returns the failure count, or 0 when a newer fence is stored. The stored fence is
+   * left as it is: a failure is no value, and only a newer value may refuse older ones.
    */
   static final String RECORD_FAILURE =
       """
       local stored = redis.call('HMGET', KEYS[1], 'epoch', 'token')
       local epoch = tonumber(ARGV[1])
       local token = tonumber(ARGV[2])
-      """
-          + fenceRefusal("0")
-          + """
+      if stored[1] then
+        local storedEpoch = tonumber(stored[1])
+        local storedToken = tonumber(stored[2])
+        if storedEpoch > epoch or (storedEpoch == epoch and storedToken > token) then
+          return 0
+        end
+      end
       local existed = redis.call('EXISTS', KEYS[1])
-      redis.call('HSET', KEYS[1], 'epoch', ARGV[1], 'token', ARGV[2], 'errorKind', ARGV[3],
-        'error', ARGV[4], 'errorAt', ARGV[5])
+      redis.call('HSET', KEYS[1], 'errorKind', ARGV[3], 'error', ARGV[4], 'errorAt', ARGV[5])
       local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
       if existed == 0 then
         redis.call('PEXPIRE', KEYS[1], ARGV[6])
       end
+      local metaTtl = redis.call('PTTL', KEYS[1])
+      if metaTtl > 0 then
+        redis.call('PEXPIRE', KEYS[2], metaTtl + tonumber(ARGV[7]))
+      end
       return failures
       """;
 
-  private static final int MAX_ERROR_LENGTH = 500;
-
   /**
-   * The fencing rule, shared by every script that writes a key's metadata: with {@code stored}
-   * holding the stored epoch and token, return {@code refusal} when the stored fence is newer
-   * than {@code (epoch, token)}.
+   * KEYS: value, meta, lock token counter. ARGV: generation, evict (1/0), tombstone ms, counter
+   * margin ms. Leaves {@code generation} and {@code retired} in the metadata for at least the
+   * tombstone's time; evicting deletes value, metadata and counter first.
    */
-  private static String fenceRefusal(String refusal) {
-    return """
-        if stored[1] then
-          local storedEpoch = tonumber(stored[1])
-          local storedToken = tonumber(stored[2])
-          if storedEpoch > epoch or (storedEpoch == epoch and storedToken > token) then
-            return %s
-          end
-        end
-        """
-        .formatted(refusal);
-  }
+  static final String RETIRE =
+      """
+      local storedGeneration = tonumber(redis.call('HGET', KEYS[2], 'generation') or '0')
+      local generation = math.max(tonumber(ARGV[1]), storedGeneration)
+      local tombstone = tonumber(ARGV[3])
+      if ARGV[2] == '1' then
+        redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+      end
+      redis.call('HSET', KEYS[2], 'generation', generation, 'retired', '1')
+      local ttl = redis.call('PTTL', KEYS[2])
+      if ttl < tombstone then
+        redis.call('PEXPIRE', KEYS[2], tombstone)
+        ttl = tombstone
+      end
+      if redis.call('EXISTS', KEYS[3]) == 1 then
+        redis.call('PEXPIRE', KEYS[3], ttl + tonumber(ARGV[4]))
+      end
+      return 1
+      """;
+
+  /** How much longer than the value (or metadata) a lock token counter lives. */
+  static final long COUNTER_MARGIN_MILLIS = 60_000;
+
+  private static final int MAX_ERROR_LENGTH = 500;
 
   private final RedissonClient redisson;
 
@@ -113,7 +164,7 @@ public final class RedisCacheStore implements CacheStore {
 
   @Override
   public WriteResult write(
-      String key, String value, Fence fence, ValueMeta meta, Duration physicalTtl, int history) {
+      String key, String value, Fence fence, long generation, ValueMeta meta, Duration physicalTtl, int history) {
     try {
       List<Object> result =
           redisson
@@ -123,7 +174,7 @@ public final class RedisCacheStore implements CacheStore {
                   RScript.Mode.READ_WRITE,
                   WRITE,
                   RScript.ReturnType.MULTI,
-                  List.<Object>of(key, CacheKeys.metaKey(key)),
+                  List.<Object>of(key, CacheKeys.metaKey(key), RedisKeyLocks.tokenCounterName(key)),
                   value,
                   Long.toString(physicalTtl.toMillis()),
                   Long.toString(fence.epoch()),
@@ -131,10 +182,14 @@ public final class RedisCacheStore implements CacheStore {
                   Long.toString(meta.computedAt().toEpochMilli()),
                   Long.toString(meta.computeDuration().toMillis()),
                   Long.toString(meta.expiresAt().toEpochMilli()),
-                  Integer.toString(history));
-      boolean written = ((Number) result.get(0)).longValue() == 1L;
+                  Integer.toString(history),
+                  Long.toString(generation),
+                  Long.toString(COUNTER_MARGIN_MILLIS));
+      WriteStatus status = status(((Number) result.get(0)).intValue());
       return new WriteResult(
-          written, ((Number) result.get(1)).intValue(), written ? durations((String) result.get(2)) : List.of());
+          status,
+          ((Number) result.get(1)).intValue(),
+          status == WriteStatus.WRITTEN ? durations((String) result.get(2)) : List.of());
     } catch (RedisException e) {
       throw unavailable("write of key '" + key + "'", e);
     }
@@ -156,13 +211,14 @@ public final class RedisCacheStore implements CacheStore {
                   RScript.Mode.READ_WRITE,
                   RECORD_FAILURE,
                   RScript.ReturnType.INTEGER,
-                  List.<Object>of(CacheKeys.metaKey(key)),
+                  List.<Object>of(CacheKeys.metaKey(key), RedisKeyLocks.tokenCounterName(key)),
                   Long.toString(fence.epoch()),
                   Long.toString(fence.token()),
                   kind,
                   message,
                   Long.toString(at.toEpochMilli()),
-                  Long.toString(metaTtlIfNew.toMillis()));
+                  Long.toString(metaTtlIfNew.toMillis()),
+                  Long.toString(COUNTER_MARGIN_MILLIS));
       return failures.intValue();
     } catch (RedisException e) {
       throw unavailable("failure record of key '" + key + "'", e);
@@ -206,12 +262,32 @@ public final class RedisCacheStore implements CacheStore {
   }
 
   @Override
-  public void evict(String key) {
+  public void retire(String key, long generation, boolean evict, Duration tombstone) {
     try {
-      redisson.getKeys().delete(key, CacheKeys.metaKey(key));
+      redisson
+          .getScript(StringCodec.INSTANCE)
+          .eval(
+              key,
+              RScript.Mode.READ_WRITE,
+              RETIRE,
+              RScript.ReturnType.INTEGER,
+              List.<Object>of(key, CacheKeys.metaKey(key), RedisKeyLocks.tokenCounterName(key)),
+              Long.toString(generation),
+              evict ? "1" : "0",
+              Long.toString(tombstone.toMillis()),
+              Long.toString(COUNTER_MARGIN_MILLIS));
     } catch (RedisException e) {
-      throw unavailable("eviction of key '" + key + "'", e);
+      throw unavailable((evict ? "eviction" : "tombstone") + " of key '" + key + "'", e);
     }
+  }
+
+  private static WriteStatus status(int code) {
+    return switch (code) {
+      case 1 -> WriteStatus.WRITTEN;
+      case 2 -> WriteStatus.COUNTER_REPAIRED;
+      case 3 -> WriteStatus.REGISTRATION_GONE;
+      default -> WriteStatus.NEWER_STORED;
+    };
   }
 
   /** Parses the metadata's comma-separated recent compute durations; empty when absent. */

@@ -41,6 +41,15 @@ public final class RedisKeyLocks implements KeyLocks {
 
   private volatile long lastReleaseMillis;
 
+  /**
+   * The key of the counter Redisson's fenced lock draws the key's tokens from (its naming: the
+   * prefix, then the lock's name, which always carries a hash tag, so the counter sits in the
+   * key's slot). The write scripts give it a TTL: Redisson keeps it forever.
+   */
+  public static String tokenCounterName(String key) {
+    return "redisson_lock_token:" + CacheKeys.lockName(key);
+  }
+
   public RedisKeyLocks(RedissonClient redisson) {
     this.redisson = redisson;
   }

@@ -41,6 +41,24 @@ public class RefreshFactory {
 
   @NotNull private DataSize maxValueSize = DataSize.mebibytes(1);
 
+  /**
+   * How long a deleted key's tombstone stays in Redis, refusing the writes of refreshes of the
+   * deleted registration that were still running; far longer than a refresh can take.
+   */
+  @NotNull
+  @MinDuration(value = 1, unit = TimeUnit.SECONDS)
+  private Duration deletedTombstone = Duration.minutes(10);
+
+  @JsonProperty
+  public Duration getDeletedTombstone() {
+    return deletedTombstone;
+  }
+
+  @JsonProperty
+  public void setDeletedTombstone(Duration deletedTombstone) {
+    this.deletedTombstone = deletedTombstone;
+  }
+
   @JsonProperty
   public TtrFactory getTtr() {
     return ttr;

@@ -2,6 +2,7 @@ package io.refresher.health;
 
 import com.codahale.metrics.health.HealthCheck;
 import io.refresher.cache.RedisEpochGuard;
+import io.refresher.cache.RedisEvictionPolicy;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
@@ -10,17 +11,26 @@ public final class RedisHealthCheck extends HealthCheck {
 
   private final RedissonClient redisson;
   private final String redactedUrl;
+  private final RedisEvictionPolicy evictionPolicy;
 
-  public RedisHealthCheck(RedissonClient redisson, String redactedUrl) {
+  public RedisHealthCheck(RedissonClient redisson, String redactedUrl, RedisEvictionPolicy evictionPolicy) {
     this.redisson = redisson;
     this.redactedUrl = redactedUrl;
+    this.evictionPolicy = evictionPolicy;
   }
 
   @Override
   protected Result check() {
     try {
       boolean marker = redisson.getBucket(RedisEpochGuard.MARKER, StringCodec.INSTANCE).isExists();
-      return Result.builder().healthy().withDetail("url", redactedUrl).withDetail("epochMarker", marker).build();
+      // Shown, not judged: an allkeys-* policy is supported with a warning (see RedisEvictionPolicy).
+      return Result.builder()
+          .healthy()
+          .withDetail("url", redactedUrl)
+          .withDetail("epochMarker", marker)
+          .withDetail("maxmemoryPolicy", String.join(",", evictionPolicy.policies()))
+          .withDetail("evictionPolicySafety", evictionPolicy.safety().name())
+          .build();
     } catch (RuntimeException e) {
       return Result.unhealthy("Redis at " + redactedUrl + " unavailable: " + e.getMessage());
     }

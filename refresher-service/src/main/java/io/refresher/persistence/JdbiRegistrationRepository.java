@@ -27,7 +27,7 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
 
   private static final TypeReference<Map<String, Object>> PARAMS = new TypeReference<>() {};
   private static final String COLUMNS =
-      "key, source, params::text AS params, ttl_ms, policy, created_at, updated_at";
+      "key, source, params::text AS params, ttl_ms, policy, created_at, updated_at, generation";
 
   private final Jdbi jdbi;
   private final ObjectMapper json;
@@ -51,7 +51,7 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
                                   + "VALUES (:key, :source, CAST(:params AS jsonb), :ttl, :policy, :now, :now) "
                                   + "ON CONFLICT (key) DO UPDATE SET source = EXCLUDED.source, "
                                   + "params = EXCLUDED.params, ttl_ms = EXCLUDED.ttl_ms, policy = EXCLUDED.policy, "
-                                  + "updated_at = EXCLUDED.updated_at "
+                                  + "updated_at = EXCLUDED.updated_at, generation = nextval('refresher_generation') "
                                   + "RETURNING "
                                   + COLUMNS
                                   + ", (xmax = 0) AS inserted")
@@ -134,20 +134,28 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
   }
 
   @Override
-  public boolean delete(String key) {
+  public boolean delete(String key, java.util.function.LongConsumer beforeCommit) {
     return call(
         () ->
             jdbi.inTransaction(
                 handle -> {
-                  int deleted =
-                      handle.createUpdate("DELETE FROM refresher_key WHERE key = :key").bind("key", key).execute();
-                  if (deleted > 0) {
-                    handle
-                        .createUpdate("INSERT INTO refresher_audit (action, key) VALUES ('delete', :key)")
-                        .bind("key", key)
-                        .execute();
+                  Optional<Long> deleted =
+                      handle
+                          .createQuery("DELETE FROM refresher_key WHERE key = :key RETURNING generation")
+                          .bind("key", key)
+                          .mapTo(Long.class)
+                          .findOne();
+                  if (deleted.isEmpty()) {
+                    return false;
                   }
-                  return deleted > 0;
+                  handle
+                      .createUpdate("INSERT INTO refresher_audit (action, key) VALUES ('delete', :key)")
+                      .bind("key", key)
+                      .execute();
+                  // The row stays locked until commit: a concurrent replace waits, and when the
+                  // hook fails the registration is still there.
+                  beforeCommit.accept(deleted.get());
+                  return true;
                 }));
   }
 
@@ -208,7 +216,8 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
         Duration.ofMillis(rs.getLong("ttl_ms")),
         rs.getTimestamp("created_at").toInstant(),
         rs.getTimestamp("updated_at").toInstant(),
-        RefreshPolicy.fromJson(rs.getString("policy")));
+        RefreshPolicy.fromJson(rs.getString("policy")))
+        .withGeneration(rs.getLong("generation"));
   }
 
   private String toJson(Object value) {

@@ -12,29 +12,56 @@ import java.util.Optional;
  */
 public interface CacheStore {
 
+  /** Whether a write was applied, and if not, why not. */
+  enum WriteStatus {
+    WRITTEN,
+    /** A newer value (larger fence) is stored: this one is history. */
+    NEWER_STORED,
+    /**
+     * Refused because the key's lock token counter had fallen below the stored token (it was
+     * evicted while the metadata survived); the counter was raised above it, so the next
+     * acquisition's write will be accepted. Retry soon.
+     */
+    COUNTER_REPAIRED,
+    /** The registration this write was computed for was deleted (or replaced) meanwhile. */
+    REGISTRATION_GONE
+  }
+
   /**
    * What became of a write.
    *
-   * @param written false when the stored fence was newer than the write's: nothing was changed
+   * @param status whether it was written; when not, nothing was changed (except a repaired
+   *     counter)
    * @param clearedFailures the failure streak that this successful write ended (0 if none)
    * @param recentDurations the key's recent compute durations in ms, this one included, oldest
    *     first (empty when not written)
    */
-  record WriteResult(boolean written, int clearedFailures, List<Long> recentDurations) {}
+  record WriteResult(WriteStatus status, int clearedFailures, List<Long> recentDurations) {
+    public boolean written() {
+      return status == WriteStatus.WRITTEN;
+    }
+  }
 
   /** Metadata written beside a value; the client library reads it for early recomputation. */
   record ValueMeta(Instant computedAt, Duration computeDuration, Instant expiresAt) {}
 
   /**
-   * Writes value and metadata atomically, unless the stored fence is newer.
+   * Writes value and metadata atomically, unless the stored fence is newer or the registration
+   * was deleted.
    *
+   * @param generation the generation of the registration the value was computed for (0 for a
+   *     template's key): refused when a deletion of that generation, or a write of a newer one, is
+   *     recorded
    * @param physicalTtl how long Redis keeps the value: the TTL plus the stale grace plus jitter
    * @param history how many recent compute durations the metadata keeps
    */
-  WriteResult write(String key, String value, Fence fence, ValueMeta meta, Duration physicalTtl, int history);
+  WriteResult write(
+      String key, String value, Fence fence, long generation, ValueMeta meta, Duration physicalTtl, int history);
 
   /**
-   * Records a failed refresh in the metadata (the value is left alone).
+   * Records a failed refresh in the metadata (the value is left alone). The record does not move
+   * the fence: only a successful write does, so a successful value newer than the stored one is
+   * still accepted after it.
    *
    * @param metaTtlIfNew TTL of the metadata record when it did not exist yet
    * @return the number of consecutive failures including this one, or 0 when a newer fence
@@ -44,6 +71,13 @@ public interface CacheStore {
 
   Optional<KeyState> state(String key);
 
-  /** Deletes the value and its metadata. */
-  void evict(String key);
+  /**
+   * Records that the registration of {@code generation} was deleted: writes computed for it (or
+   * for an older one) are refused from now on. With {@code evict}, the value, its metadata and
+   * its lock token counter are deleted and only the tombstone remains; without, the value stays
+   * to expire on its own.
+   *
+   * @param tombstone how long the record of the deletion is kept; longer than any refresh can run
+   */
+  void retire(String key, long generation, boolean evict, Duration tombstone);
 }

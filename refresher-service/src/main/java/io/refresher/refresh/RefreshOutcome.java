@@ -32,6 +32,13 @@ public sealed interface RefreshOutcome {
       /** A newer value was written while this one was computed; the older one was dropped. */
       FENCED_OUT,
       /**
+       * The key's lock token counter had been lost (evicted) and restarted below the stored token;
+       * it was raised, and the key is retried shortly.
+       */
+      COUNTER_REPAIRED,
+      /** The registration was deleted (or replaced) while this value was computed; it was dropped. */
+      REGISTRATION_GONE,
+      /**
        * The datasource's load bound left no room within the wait budget; the key stays due and is
        * retried shortly.
        */

@@ -1,5 +1,6 @@
 package io.refresher.refresh;
 
+import java.time.Duration;
 import java.time.Instant;
 import io.refresher.registry.RefreshPolicy;
 import io.refresher.registry.Registration;
@@ -9,6 +10,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the admin API asks of the refresh side: start keeping a new registration fresh, refresh
@@ -16,12 +19,15 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class RefreshService {
 
+  private static final Logger LOG = LoggerFactory.getLogger(RefreshService.class);
+
   private final Refresher refresher;
   private final DueIndex index;
   private final CacheStore store;
   private final HotSetMembership hotSet;
   private final DispatchSettings dispatch;
   private final InstantSource clock;
+  private final Duration tombstone;
   /**
    * Keys registered while Redis was unreachable, to be put in the due index when it answers
    * again (the periodic sweep would find them too, minutes later). Bounded: beyond it, the sweep.
@@ -36,7 +42,9 @@ public final class RefreshService {
       CacheStore store,
       HotSetMembership hotSet,
       DispatchSettings dispatch,
+      Duration tombstone,
       InstantSource clock) {
+    this.tombstone = tombstone;
     this.refresher = refresher;
     this.index = index;
     this.store = store;
@@ -85,12 +93,31 @@ public final class RefreshService {
     return refresher.refresh(registration, Trigger.MANUAL);
   }
 
-  /** Stops refreshing; evicting also deletes the value and its metadata. */
-  public void onDeleted(String key, boolean evict) {
-    index.remove(List.of(key));
-    hotSet.remove(key);
-    if (evict) {
-      store.evict(key);
+  /**
+   * Records in Redis that the registration of {@code generation} is being deleted, so that a
+   * refresh of it still running cannot write afterwards; with {@code evict} the value goes too.
+   * Runs before the deletion commits: an eviction that cannot reach Redis throws, and the
+   * registration stays. Without eviction an unreachable Redis is only logged: the value expires on
+   * its own, and a refresh in flight during the outage may still write it once.
+   */
+  public void retire(String key, long generation, boolean evict) {
+    try {
+      store.retire(key, generation, evict, tombstone);
+    } catch (CacheUnavailableException e) {
+      if (evict) {
+        throw e;
+      }
+      LOG.warn("key '{}' deleted while Redis was unreachable; its value will expire on its own ({})", key, e.getMessage());
+    }
+  }
+
+  /** After a deletion committed: no more refreshes. Best effort; the dispatcher drops stale entries. */
+  public void onDeleted(String key) {
+    try {
+      index.remove(List.of(key));
+      hotSet.remove(key);
+    } catch (CacheUnavailableException e) {
+      LOG.debug("due entry of deleted key '{}' left for the dispatcher to drop: {}", key, e.getMessage());
     }
   }
 

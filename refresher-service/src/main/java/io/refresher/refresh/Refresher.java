@@ -164,15 +164,36 @@ public final class Refresher {
             registration.key(),
             value,
             fence,
+            registration.generation(),
             new CacheStore.ValueMeta(computedAt, took, expiresAt),
             planner.physicalTtl(registration.ttl()),
             ttrs.settings().history());
-    if (!result.written()) {
-      LOG.info(
-          "refresh of key '{}' computed a value but a newer one (fence > {}) was written meanwhile; dropped it",
-          registration.key(),
-          fence);
-      return new Skipped(Skipped.Reason.FENCED_OUT);
+    switch (result.status()) {
+      case WRITTEN -> {}
+      case NEWER_STORED -> {
+        // The writer of the newer value rescheduled the key.
+        LOG.info(
+            "refresh of key '{}' computed a value but a newer one (fence > {}) was written meanwhile; dropped it",
+            registration.key(),
+            fence);
+        return new Skipped(Skipped.Reason.FENCED_OUT);
+      }
+      case COUNTER_REPAIRED -> {
+        Instant retryAt = clock.instant().plus(settings.retryBase());
+        rescheduler.reschedule(registration.key(), retryAt);
+        LOG.warn(
+            "key '{}': its lock token counter was missing from Redis (evicted?) and restarted below the stored token;"
+                + " raised it, value dropped, retry at {}",
+            registration.key(),
+            retryAt);
+        return new Skipped(Skipped.Reason.COUNTER_REPAIRED);
+      }
+      case REGISTRATION_GONE -> {
+        LOG.info(
+            "refresh of key '{}' computed a value for a registration deleted or replaced meanwhile; dropped it",
+            registration.key());
+        return new Skipped(Skipped.Reason.REGISTRATION_GONE);
+      }
     }
     TtrDecision ttr = ttrFor(registration, result.recentDurations());
     Instant next = planner.nextRefreshAt(expiresAt, ttr);

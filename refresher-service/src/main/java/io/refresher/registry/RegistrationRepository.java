@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongConsumer;
 
 /**
  * Where registrations live (PostgreSQL in production). Every method throws {@link
@@ -26,8 +27,14 @@ public interface RegistrationRepository extends RegistrationLookup {
   /** Up to {@code limit} registrations in key order (byte order), after {@code after}, with a prefix. */
   List<Registration> page(String prefix, String after, int limit);
 
-  /** Returns true when a registration was deleted. */
-  boolean delete(String key);
+  /**
+   * Deletes a registration in a transaction that commits only after {@code beforeCommit} returned:
+   * when it throws, nothing is deleted and the exception propagates.
+   *
+   * @param beforeCommit receives the deleted registration's generation
+   * @return true when a registration was deleted
+   */
+  boolean delete(String key, LongConsumer beforeCommit);
 
   /**
    * Up to {@code limit} keys with the given policy after {@code after} in key order; for sweeping

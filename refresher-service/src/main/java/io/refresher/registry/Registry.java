@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongConsumer;
 
 /** Registers, reads, lists and removes keys, after validating every request. */
 public final class Registry {
@@ -65,8 +66,12 @@ public final class Registry {
     return repository.page(prefix == null ? "" : prefix, after == null ? "" : after, limit);
   }
 
-  public void delete(String key) {
-    if (!repository.delete(key)) {
+  /**
+   * Deletes a registration; {@code beforeCommit} runs with its generation while the deletion is
+   * not yet committed, and a failure there leaves the registration in place.
+   */
+  public void delete(String key, LongConsumer beforeCommit) {
+    if (!repository.delete(key, beforeCommit)) {
       throw new KeyNotFoundException(key);
     }
   }

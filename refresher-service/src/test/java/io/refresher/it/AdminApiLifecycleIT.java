@@ -513,7 +513,7 @@ class AdminApiLifecycleIT {
   }
 
   @Test
-  void delete_withEvict_204ValueAndMetadataGone() throws Exception {
+  void delete_withEvict_204ValueAndMetadataGoneOnlyTheTombstoneLeft() throws Exception {
     String key = "delete:evict";
     json(APP.putKey(key, COUNTED_10M), 201);
     assertThat(APP.get(key)).isNotNull();
@@ -526,7 +526,9 @@ class AdminApiLifecycleIT {
       assertError(response, 404, "key");
     }
     assertThat(APP.get(key)).isNull();
-    assertThat(APP.reader().getKeys().countExists(key, CacheKeys.metaKey(key))).isZero();
+    assertThat(APP.reader().getKeys().countExists(key)).isZero();
+    assertThat(APP.meta(key)).as("the tombstone").containsOnlyKeys("generation", "retired");
+    assertThat(APP.reader().getBucket(CacheKeys.metaKey(key)).remainTimeToLive()).as("it expires").isPositive();
   }
 
   @ParameterizedTest(name = "evict={0}")

@@ -126,15 +126,128 @@ class FencingIT {
     assertThat(meta(key)).containsKeys("computedAt", "delta", "expiresAt", "size", "epoch", "token");
   }
 
+  @Test
+  void recordFailure_newerThanStored_doesNotRaiseTheFence() {
+    String key = "fence:failure-newer";
+    assertThat(write(key, "v3", new Fence(1, 3)).written()).isTrue();
+
+    assertThat(store.recordFailure(key, new Fence(1, 5), "ERROR", "boom", Instant.now(), Duration.ofMinutes(1)))
+        .isEqualTo(1);
+
+    assertThat(write(key, "v4", new Fence(1, 4)).written())
+        .as("a successful value newer than the stored one, older than the failure")
+        .isTrue();
+    assertThat(value(key)).isEqualTo("v4");
+    assertThat(meta(key)).containsEntry("token", "4").doesNotContainKey("error");
+  }
+
+  @Test
+  void write_tokenCounterExpiresWithTheKey() throws Exception {
+    String key = "fence:counter-ttl";
+    KeyLocks.HeldLock held = acquireOnOwnThread(key, Duration.ofSeconds(5)).orElseThrow();
+    assertThat(write(key, "v", new Fence(1, held.token())).written()).isTrue();
+
+    long valueTtl = redisson.getBucket(key, StringCodec.INSTANCE).remainTimeToLive();
+    long counterTtl = redisson.getBucket(RedisKeyLocks.tokenCounterName(key), StringCodec.INSTANCE).remainTimeToLive();
+    assertThat(redisson.getKeys().countExists(RedisKeyLocks.tokenCounterName(key))).as("Redisson's counter").isEqualTo(1);
+    assertThat(counterTtl).as("counter TTL").isPositive().isGreaterThanOrEqualTo(valueTtl - 1_000);
+  }
+
+  @Test
+  void recordFailure_tokenCounterExpiresWithTheMetadata() {
+    String key = "fence:counter-failure";
+    KeyLocks.HeldLock held = acquireOnOwnThread(key, Duration.ofSeconds(5)).orElseThrow();
+
+    store.recordFailure(key, new Fence(1, held.token()), "ERROR", "boom", Instant.now(), Duration.ofMinutes(2));
+
+    long metaTtl = redisson.getBucket(CacheKeys.metaKey(key), StringCodec.INSTANCE).remainTimeToLive();
+    long counterTtl = redisson.getBucket(RedisKeyLocks.tokenCounterName(key), StringCodec.INSTANCE).remainTimeToLive();
+    assertThat(counterTtl).isPositive().isGreaterThanOrEqualTo(metaTtl - 1_000);
+  }
+
+  @Test
+  void tokenCounterLost_writeRefusedOnce_counterRaisedAboveTheStoredToken() {
+    String key = "fence:counter-lost";
+    redisson.getBucket(RedisKeyLocks.tokenCounterName(key), StringCodec.INSTANCE).set("1000");
+    KeyLocks.HeldLock first = acquireOnOwnThread(key, Duration.ofMillis(200)).orElseThrow();
+    assertThat(first.token()).isEqualTo(1001);
+    assertThat(write(key, "v1001", new Fence(1, first.token())).written()).isTrue();
+    first.release();
+    // Evicted, as an allkeys-* policy may do: the counter restarts below the stored token.
+    redisson.getKeys().delete(RedisKeyLocks.tokenCounterName(key));
+    KeyLocks.HeldLock restarted =
+        await().atMost(Duration.ofSeconds(5)).until(() -> acquireOnOwnThread(key, Duration.ofMillis(200)), Optional::isPresent).orElseThrow();
+    assertThat(restarted.token()).isEqualTo(1);
+
+    CacheStore.WriteResult refused = write(key, "v1", new Fence(1, restarted.token()));
+
+    assertThat(refused.written()).isFalse();
+    assertThat(refused.status()).isEqualTo(CacheStore.WriteStatus.COUNTER_REPAIRED);
+    restarted.release();
+    KeyLocks.HeldLock next =
+        await().atMost(Duration.ofSeconds(5)).until(() -> acquireOnOwnThread(key, Duration.ofMillis(200)), Optional::isPresent).orElseThrow();
+    assertThat(next.token()).isGreaterThan(1001);
+    assertThat(write(key, "v-next", new Fence(1, next.token())).written()).isTrue();
+    assertThat(value(key)).isEqualTo("v-next");
+  }
+
+  @Test
+  void retire_refusesLateWritesOfTheRetiredGeneration_acceptsNewerAndTemplateWrites() {
+    String key = "fence:retired";
+    assertThat(write(key, "gen7", new Fence(1, 1), 7).written()).isTrue();
+
+    store.retire(key, 7, true, Duration.ofMinutes(1));
+
+    assertThat(value(key)).as("evicted").isNull();
+    CacheStore.WriteResult late = write(key, "late", new Fence(1, 2), 7);
+    assertThat(late.status()).isEqualTo(CacheStore.WriteStatus.REGISTRATION_GONE);
+    assertThat(write(key, "older", new Fence(1, 3), 6).written()).isFalse();
+    assertThat(value(key)).isNull();
+    assertThat(redisson.getKeys().countExists(RedisKeyLocks.tokenCounterName(key))).as("counter deleted").isZero();
+    long tombstoneTtl = redisson.getBucket(CacheKeys.metaKey(key), StringCodec.INSTANCE).remainTimeToLive();
+    assertThat(tombstoneTtl).as("the tombstone expires").isBetween(1L, 60_000L);
+
+    assertThat(write(key, "template", new Fence(1, 4), 0).written()).as("a template's write").isTrue();
+    assertThat(write(key, "late-again", new Fence(1, 5), 7).written()).as("still retired").isFalse();
+    assertThat(write(key, "gen8", new Fence(1, 6), 8).written()).as("registered again").isTrue();
+    assertThat(value(key)).isEqualTo("gen8");
+    assertThat(write(key, "gen7-late", new Fence(1, 7), 7).written()).as("older registration").isFalse();
+  }
+
+  @Test
+  void retire_withoutEvict_keepsTheValueButRefusesLateWrites() {
+    String key = "fence:retired-kept";
+    assertThat(write(key, "kept", new Fence(1, 1), 3).written()).isTrue();
+    long valueTtl = redisson.getBucket(key, StringCodec.INSTANCE).remainTimeToLive();
+
+    store.retire(key, 3, false, Duration.ofSeconds(5));
+
+    assertThat(value(key)).isEqualTo("kept");
+    assertThat(redisson.getBucket(key, StringCodec.INSTANCE).remainTimeToLive()).isLessThanOrEqualTo(valueTtl);
+    assertThat(meta(key)).containsKeys("computedAt", "expiresAt");
+    assertThat(write(key, "late", new Fence(1, 2), 3).written()).isFalse();
+    assertThat(value(key)).isEqualTo("kept");
+  }
+
   private static Optional<KeyLocks.HeldLock> acquireOnOwnThread(String key, Duration lease) {
     // Redisson locks are reentrant per thread; separate threads stand in for separate refreshers.
     return CompletableFuture.supplyAsync(() -> locks.tryAcquire(key, lease)).join();
   }
 
   private static CacheStore.WriteResult write(String key, String value, Fence fence) {
+    return write(key, value, fence, 1);
+  }
+
+  private static CacheStore.WriteResult write(String key, String value, Fence fence, long generation) {
     Instant now = Instant.now();
     return store.write(
-        key, value, fence, new CacheStore.ValueMeta(now, Duration.ofMillis(3), now.plusSeconds(30)), Duration.ofMinutes(1), 20);
+        key,
+        value,
+        fence,
+        generation,
+        new CacheStore.ValueMeta(now, Duration.ofMillis(3), now.plusSeconds(30)),
+        Duration.ofMinutes(1),
+        20);
   }
 
   private static String value(String key) {

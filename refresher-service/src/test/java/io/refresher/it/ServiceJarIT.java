@@ -128,7 +128,7 @@ class ServiceJarIT {
     assertThat(migrate.waitFor(90, TimeUnit.SECONDS)).isTrue();
     String output = Files.readString(log);
     assertThat(migrate.exitValue()).as(output).isZero();
-    assertThat(output).contains("Applied 3 migrations.");
+    assertThat(output).contains("Applied 4 migrations.");
     assertThat(database.queryLong("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'refresher'"))
         .as("registry, epoch, audit, history and the Quartz tables")
         .isGreaterThan(10);

@@ -190,7 +190,7 @@ class PrewarmerTest {
     }
 
     @Override
-    public boolean delete(String key) {
+    public boolean delete(String key, java.util.function.LongConsumer beforeCommit) {
       throw new UnsupportedOperationException();
     }
 

@@ -132,7 +132,7 @@ class RefresherTest {
   @Test
   void refresh_successAfterFailures_isStillRefreshed() {
     loader.value = "v";
-    store.writeResult = new CacheStore.WriteResult(true, 3, List.of(2000L));
+    store.writeResult = new CacheStore.WriteResult(CacheStore.WriteStatus.WRITTEN, 3, List.of(2000L));
 
     RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
 
@@ -319,13 +319,46 @@ class RefresherTest {
   @Test
   void refresh_storeReportsFencedOut_skipsAndDoesNotReschedule() {
     loader.value = "v";
-    store.writeResult = new CacheStore.WriteResult(false, 0, List.of());
+    store.writeResult = new CacheStore.WriteResult(CacheStore.WriteStatus.NEWER_STORED, 0, List.of());
 
     RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
 
     assertThat(outcome).isEqualTo(new Skipped(Skipped.Reason.FENCED_OUT));
     assertThat(store.writes).hasSize(1);
     assertThat(rescheduler.calls).isEmpty();
+  }
+
+  @Test
+  void refresh_tokenCounterRepaired_retriesSoon() {
+    loader.value = "v";
+    store.writeResult = new CacheStore.WriteResult(CacheStore.WriteStatus.COUNTER_REPAIRED, 0, List.of());
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isEqualTo(new Skipped(Skipped.Reason.COUNTER_REPAIRED));
+    assertThat(rescheduler.calls)
+        .as("nobody else wrote: without a reschedule the key would wait out its claim")
+        .containsExactly(Map.entry(PRODUCT.key(), clock.instant().plus(SETTINGS.retryBase())));
+  }
+
+  @Test
+  void refresh_registrationDeletedMeanwhile_dropsTheValueAndDoesNotReschedule() {
+    loader.value = "v";
+    store.writeResult = new CacheStore.WriteResult(CacheStore.WriteStatus.REGISTRATION_GONE, 0, List.of());
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isEqualTo(new Skipped(Skipped.Reason.REGISTRATION_GONE));
+    assertThat(rescheduler.calls).isEmpty();
+  }
+
+  @Test
+  void refresh_writesCarryTheRegistrationsGeneration() {
+    loader.value = "v";
+
+    refresher.refresh(PRODUCT.withGeneration(17), Trigger.SCHEDULED);
+
+    assertThat(store.generations).containsExactly(17L);
   }
 
   @Test
@@ -429,7 +462,7 @@ class RefresherTest {
     loader.failure = new SourceException(SourceException.Kind.ERROR, "boom");
     returned.add(refresher.refresh(PRODUCT, Trigger.MANUAL));
     loader.failure = null;
-    store.writeResult = new CacheStore.WriteResult(false, 0, List.of());
+    store.writeResult = new CacheStore.WriteResult(CacheStore.WriteStatus.NEWER_STORED, 0, List.of());
     returned.add(refresher.refresh(PRODUCT, Trigger.SCHEDULED));
     locks.failure = new CacheUnavailableException("down", null);
     returned.add(refresher.refresh(PRODUCT, Trigger.MANUAL));
@@ -546,8 +579,9 @@ class RefresherTest {
   /** Records writes and failures; a failure streak is counted like the real metadata does. */
   private static final class FakeStore implements CacheStore {
     final List<Write> writes = new ArrayList<>();
+    final List<Long> generations = new ArrayList<>();
     final List<RecordedFailure> failures = new ArrayList<>();
-    WriteResult writeResult = new WriteResult(true, 0, List.of(2000L));
+    WriteResult writeResult = new WriteResult(WriteStatus.WRITTEN, 0, List.of(2000L));
     CacheUnavailableException writeFailure;
     CacheUnavailableException recordFailureFailure;
     boolean refuseFailureRecord;
@@ -555,8 +589,9 @@ class RefresherTest {
 
     @Override
     public WriteResult write(
-        String key, String value, Fence fence, ValueMeta meta, Duration physicalTtl, int history) {
+        String key, String value, Fence fence, long generation, ValueMeta meta, Duration physicalTtl, int history) {
       writes.add(new Write(key, value, fence, meta, physicalTtl));
+      generations.add(generation);
       if (writeFailure != null) {
         throw writeFailure;
       }
@@ -584,7 +619,7 @@ class RefresherTest {
     }
 
     @Override
-    public void evict(String key) {
+    public void retire(String key, long generation, boolean evict, Duration tombstone) {
       throw new UnsupportedOperationException("not used by the refresher");
     }
   }

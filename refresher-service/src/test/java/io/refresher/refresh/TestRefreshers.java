@@ -40,9 +40,10 @@ final class TestRefreshers {
     CacheStore store =
         new CacheStore() {
           @Override
-          public WriteResult write(String key, String value, Fence fence, ValueMeta meta, Duration ttl, int history) {
+          public WriteResult write(
+              String key, String value, Fence fence, long generation, ValueMeta meta, Duration ttl, int history) {
             written.accept(key);
-            return new WriteResult(true, 0, List.of(1L));
+            return new WriteResult(WriteStatus.WRITTEN, 0, List.of(1L));
           }
 
           @Override
@@ -56,7 +57,7 @@ final class TestRefreshers {
           }
 
           @Override
-          public void evict(String key) {}
+          public void retire(String key, long generation, boolean evict, Duration tombstone) {}
         };
     return new Refresher(
         loader,
