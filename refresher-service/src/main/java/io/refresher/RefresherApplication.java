@@ -1,6 +1,7 @@
 package io.refresher;
 
 import com.codahale.metrics.MetricRegistry;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
@@ -38,6 +39,8 @@ public class RefresherApplication extends Application<RefresherConfiguration> {
     bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS);
     // A misspelt field in a request must fail loudly, not register something else.
     bootstrap.getObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    // ... and so must a field given twice: with the default, the last one silently wins.
+    bootstrap.getObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     bootstrap.addCommand(new DbCommand());
   }
 

@@ -4,7 +4,6 @@ import com.codahale.metrics.CachedGauge;
 import com.codahale.metrics.Gauge;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
-import io.dropwizard.auth.AuthDynamicFeature;
 import io.dropwizard.auth.oauth.OAuthCredentialAuthFilter;
 import io.dropwizard.core.server.AbstractServerFactory;
 import io.dropwizard.core.setup.Environment;
@@ -16,6 +15,7 @@ import io.refresher.access.HotSetView;
 import io.refresher.access.PopularityKeeper;
 import io.refresher.api.AdminPrincipal;
 import io.refresher.api.AdminTokenAuthenticator;
+import io.refresher.api.AuthenticateEveryRequest;
 import io.refresher.api.ErrorMappers;
 import io.refresher.api.HotResource;
 import io.refresher.api.JsonUnauthorizedHandler;
@@ -138,6 +138,7 @@ public final class ServiceWiring {
       server.setRegisterDefaultExceptionMappers(false);
     }
     KeyPaths.allowEncodedSlashes(config.getServerFactory(), environment);
+    HttpEdges.install(environment, config.getAdmin().getMaxBodySize().toBytes());
 
     DispatchSettings dispatch = config.getScheduler().build();
     RefreshSettings refreshSettings = config.getRefresh().build();
@@ -302,6 +303,7 @@ public final class ServiceWiring {
     refreshServiceHolder[0] = refreshService;
     Registry registry = new Registry(repository, validator, clock);
 
+    FailureStreakLog viewLog = new FailureStreakLog(LOG, "hot set view refresh", FAILURE_REPEAT, clock);
     QuartzManager quartz =
         new QuartzManager(
             config.getScheduler().getQuartzName(),
@@ -309,7 +311,7 @@ public final class ServiceWiring {
             config.getScheduler().getQuartzThreads(),
             Map.of(
                 ReconcileDueIndexJob.class, new ReconcileDueIndexJob(reconciler),
-                SampleAccessJob.class, new SampleAccessJob(hotKeys, () -> refreshView(hotSet)),
+                SampleAccessJob.class, new SampleAccessJob(hotKeys, () -> refreshView(hotSet, viewLog)),
                 SnapshotPopularityJob.class, new SnapshotPopularityJob(popularity)));
 
     RedisEvictionPolicy evictionPolicy =
@@ -352,11 +354,15 @@ public final class ServiceWiring {
     environment.lifecycle().manage(new Managed() {
       @Override
       public void start() {
+        FailureStreakLog templatesLog = new FailureStreakLog(LOG, "template reload", FAILURE_REPEAT, clock);
         viewRefresher.scheduleWithFixedDelay(
-            () -> refreshView(hotSet), 0, sampleEvery.toMillis(), TimeUnit.MILLISECONDS);
+            () -> refreshView(hotSet, viewLog), 0, sampleEvery.toMillis(), TimeUnit.MILLISECONDS);
         // Templates changed through another replica become visible here within this interval.
         viewRefresher.scheduleWithFixedDelay(
-            () -> reloadTemplates(templateCatalog), TEMPLATE_RELOAD_MILLIS, TEMPLATE_RELOAD_MILLIS, TimeUnit.MILLISECONDS);
+            () -> reloadTemplates(templateCatalog, templatesLog),
+            TEMPLATE_RELOAD_MILLIS,
+            TEMPLATE_RELOAD_MILLIS,
+            TimeUnit.MILLISECONDS);
       }
 
       @Override
@@ -405,7 +411,7 @@ public final class ServiceWiring {
 
     ErrorMappers.register(environment.jersey().getResourceConfig());
     environment.jersey().register(
-        new AuthDynamicFeature(
+        new AuthenticateEveryRequest(
             new OAuthCredentialAuthFilter.Builder<AdminPrincipal>()
                 .setAuthenticator(new AdminTokenAuthenticator(config.getAdmin().getToken()))
                 .setPrefix("Bearer")
@@ -441,19 +447,26 @@ public final class ServiceWiring {
 
   private static final long TEMPLATE_RELOAD_MILLIS = 2000;
 
-  private static void reloadTemplates(TemplateCatalog templates) {
+  /** A background task that keeps failing is logged again this often (see {@link FailureStreakLog}). */
+  private static final java.time.Duration FAILURE_REPEAT = java.time.Duration.ofMinutes(1);
+
+  private static void reloadTemplates(TemplateCatalog templates, FailureStreakLog log) {
     try {
       templates.reload();
+      log.succeeded();
     } catch (RuntimeException e) {
-      LOG.debug("templates not reloaded: {}", e.getMessage());
+      // the previous templates stay in use
+      log.failed(e);
     }
   }
 
-  private static void refreshView(HotSetView view) {
+  private static void refreshView(HotSetView view, FailureStreakLog log) {
     try {
       view.refresh();
+      log.succeeded();
     } catch (RuntimeException e) {
-      LOG.debug("hot set view not refreshed: {}", e.getMessage());
+      // the previous view stays in use
+      log.failed(e);
     }
   }
 

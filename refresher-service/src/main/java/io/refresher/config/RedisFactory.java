@@ -286,8 +286,13 @@ public class RedisFactory {
     return new ParsedUrl(scheme, uri.getHost(), port, database, user, password);
   }
 
+  /**
+   * Percent-decoding only, as URIs are encoded (RFC 3986). Not {@code URLDecoder}, which decodes
+   * HTML form data and turns {@code +} into a space: a password with a {@code +} then failed to
+   * authenticate. {@code %2B} still means {@code +}.
+   */
   private static String decode(String part) {
-    return URLDecoder.decode(part, StandardCharsets.UTF_8);
+    return URLDecoder.decode(part.replace("+", "%2B"), StandardCharsets.UTF_8);
   }
 
   record ParsedUrl(String scheme, String host, int port, int database, String user, String password) {

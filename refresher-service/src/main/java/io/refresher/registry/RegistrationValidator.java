@@ -109,6 +109,11 @@ public final class RegistrationValidator {
         errors.add(new FieldError("params." + name, "must be " + declared.getValue().description()));
         continue;
       }
+      if (value instanceof String text && !TextRules.storable(text)) {
+        // whatever the declared type: a number is not parsed from text the store cannot hold
+        errors.add(new FieldError("params." + name, TextRules.RULE));
+        continue;
+      }
       try {
         converted.put(name, declared.getValue().convert(value));
       } catch (IllegalArgumentException e) {

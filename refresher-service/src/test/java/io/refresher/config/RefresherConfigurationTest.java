@@ -118,6 +118,7 @@ class RefresherConfigurationTest {
                 java.time.Duration.ofSeconds(30)));
 
     assertThat(config.getAdmin().getToken()).isEqualTo("0123456789abcdef");
+    assertThat(config.getAdmin().getMaxBodySize().toBytes()).isEqualTo(1024 * 1024);
   }
 
   @Test
@@ -305,6 +306,34 @@ class RefresherConfigurationTest {
                 """);
 
     assertThat(message).contains("admin.token").contains("must be at least 16 characters");
+  }
+
+  @Test
+  void build_adminMaxBodySize_mapped() throws Exception {
+    RefresherConfiguration config =
+        load(
+            DATABASE
+                + """
+                admin:
+                  token: 0123456789abcdef
+                  maxBodySize: 64KiB
+                """);
+
+    assertThat(config.getAdmin().getMaxBodySize().toBytes()).isEqualTo(64 * 1024);
+  }
+
+  @Test
+  void build_adminMaxBodySizeBelowOneKibibyte_failsNamingIt() throws Exception {
+    String message =
+        failure(
+            DATABASE
+                + """
+                admin:
+                  token: 0123456789abcdef
+                  maxBodySize: 100B
+                """);
+
+    assertThat(message).contains("admin.maxBodySize");
   }
 
   @Test
