@@ -100,10 +100,17 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
       return out
       """;
 
+  private final RedisReachability reachability;
   private final RedissonClient redisson;
   private final int shards;
 
   public RedisDueIndex(RedissonClient redisson, int shards) {
+    this(redisson, shards, RedisReachability.assumed());
+  }
+
+  /** @param reachability while Redis is known to be unreachable, calls fail at once */
+  public RedisDueIndex(RedissonClient redisson, int shards, RedisReachability reachability) {
+    this.reachability = reachability;
     this.redisson = redisson;
     this.shards = shards;
   }
@@ -123,6 +130,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public List<DueKey> claim(long horizonMillis, int limit, long leaseUntilMillis) {
+    reachability.require("RedisDueIndex.claim");
     // Each shard is asked for its share, rounded up: a batch may hold up to shards - 1 keys more
     // than the limit, which keeps one round trip per claim.
     int perShard = Math.max(1, (limit + shards - 1) / shards);
@@ -160,6 +168,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public List<DueKey> claim(long horizonMillis, int limit, double leaseScore) {
+    reachability.require("RedisDueIndex.claim");
     int perShard = Math.max(1, (limit + shards - 1) / shards);
     List<List<Object>> results =
         perShard(
@@ -173,6 +182,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public Set<String> renew(Map<String, Double> expectedScores, double renewedScore) {
+    reachability.require("RedisDueIndex.renew");
     if (expectedScores.isEmpty()) {
       return Set.of();
     }
@@ -216,6 +226,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public List<DueKey> claimedWith(double leaseScore) {
+    reachability.require("RedisDueIndex.claimedWith");
     return pairs(perShard(CLAIMED_WITH, shard -> List.of(Double.toString(leaseScore)), "lookup of a claim"));
   }
 
@@ -283,6 +294,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public void schedule(String key, long atMillis) {
+    reachability.require("RedisDueIndex.schedule");
     try {
       RBatch batch = redisson.createBatch();
       batch.getScoredSortedSet(shardKey(shardOf(key)), StringCodec.INSTANCE).addAsync(atMillis, key);
@@ -295,6 +307,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public void reschedule(Map<String, Long> atMillisByKey) {
+    reachability.require("RedisDueIndex.reschedule");
     if (atMillisByKey.isEmpty()) {
       return;
     }
@@ -310,6 +323,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public int addMissing(Collection<String> keys, long atMillis) {
+    reachability.require("RedisDueIndex.addMissing");
     Map<String, Double> at = new java.util.HashMap<>(keys.size() * 2);
     keys.forEach(key -> at.put(key, (double) atMillis));
     return zaddFlagged("NX", at, "repair");
@@ -318,12 +332,14 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
   /** {@code ZADD LT}: added when missing, moved only to an earlier time. */
   @Override
   public int scheduleEarliest(Map<String, Double> dueAtMillis) {
+    reachability.require("RedisDueIndex.scheduleEarliest");
     return zaddFlagged("LT", dueAtMillis, "refill");
   }
 
   /** {@code ZADD NX}, each key at its own time. */
   @Override
   public int scheduleIfMissing(Map<String, Double> dueAtMillis) {
+    reachability.require("RedisDueIndex.scheduleIfMissing");
     return zaddFlagged("NX", dueAtMillis, "repair");
   }
 
@@ -386,6 +402,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public void remove(Collection<String> keys) {
+    reachability.require("RedisDueIndex.remove");
     if (keys.isEmpty()) {
       return;
     }
@@ -403,6 +420,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public OptionalLong plannedAt(String key) {
+    reachability.require("RedisDueIndex.plannedAt");
     try {
       Double score = redisson.getScoredSortedSet(shardKey(shardOf(key)), StringCodec.INSTANCE).getScore(key);
       return score == null ? OptionalLong.empty() : OptionalLong.of(score.longValue());
@@ -413,6 +431,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public long size() {
+    reachability.require("RedisDueIndex.size");
     try {
       RBatch batch = redisson.createBatch();
       for (int shard = 0; shard < shards; shard++) {
