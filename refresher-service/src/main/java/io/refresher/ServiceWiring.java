@@ -32,6 +32,7 @@ import io.refresher.cache.RedisConnectionEvents;
 import io.refresher.cache.RedisHotSetStore;
 import io.refresher.cache.RedisPopularityStore;
 import io.refresher.cache.RedisPrewarmRecords;
+import io.refresher.cache.RedisReachability;
 import io.refresher.cache.RedisValuePresence;
 import io.refresher.cache.RedisSourceLoad;
 import io.refresher.cache.RedisDueIndex;
@@ -63,6 +64,7 @@ import io.refresher.refresh.LoadBound;
 import io.refresher.refresh.RefreshDispatcher;
 import io.refresher.refresh.RefreshPlanner;
 import io.refresher.refresh.RefreshService;
+import io.refresher.refresh.SourceShares;
 import io.refresher.refresh.RefreshSettings;
 import io.refresher.refresh.Refresher;
 import io.refresher.refresh.RescheduleBuffer;
@@ -157,8 +159,9 @@ public final class ServiceWiring {
 
     SourceCatalog catalog = new SourceCatalog(sourceDefinitions(config));
     Map<String, DataSource> sourceDatasources = new LinkedHashMap<>();
+    int defaultSourcePool = Math.max(2, dispatch.workers() + 2);
     HikariDataSource defaultSources =
-        config.getDatabase().build("refresher-sources-default", true, Math.max(2, dispatch.workers() + 2));
+        config.getDatabase().build("refresher-sources-default", true, defaultSourcePool);
     environment.lifecycle().manage(closing(defaultSources::close));
     sourceDatasources.put(SourceFactory.DEFAULT_DATASOURCE, defaultSources);
     for (Map.Entry<String, DatabaseFactory> extra : config.getDatasources().entrySet()) {
@@ -177,8 +180,10 @@ public final class ServiceWiring {
     environment.metrics().register("refresher.clock.offset-ms", (Gauge<Long>) clock::offsetMillis);
 
     JdbiRegistrationRepository repository = new JdbiRegistrationRepository(registryJdbi, json);
-    RedisDueIndex dueIndex = new RedisDueIndex(redisson, config.getScheduler().getDueShards());
-    RedisCacheStore cacheStore = new RedisCacheStore(redisson);
+    // Marked by the epoch guard's probes; while Redis is known to be away the adapters fail fast.
+    RedisReachability reachability = new RedisReachability();
+    RedisDueIndex dueIndex = new RedisDueIndex(redisson, config.getScheduler().getDueShards(), reachability);
+    RedisCacheStore cacheStore = new RedisCacheStore(redisson, reachability);
     RescheduleBuffer reschedules = new RescheduleBuffer(dueIndex);
     RefreshPlanner planner = new RefreshPlanner(refreshSettings, RefreshPlanner.threadLocalRandom());
     RefreshMetrics metrics = new RefreshMetrics(environment.metrics());
@@ -204,7 +209,7 @@ public final class ServiceWiring {
             clock);
 
     RedisPopularityStore popularityStore = new RedisPopularityStore(redisson);
-    RedisHotSetStore hotSetStore = new RedisHotSetStore(redisson);
+    RedisHotSetStore hotSetStore = new RedisHotSetStore(redisson, reachability);
     DueIndexReconciler reconciler =
         new DueIndexReconciler(repository, dueIndex, () -> hotSetStore.all().keySet(), clock);
     HotSetView hotSet = new HotSetView(hotSetStore, popularityStore, accessSettings, clock);
@@ -237,7 +242,7 @@ public final class ServiceWiring {
             new RedisValuePresence(redisson),
             dueIndex,
             hotSetStore,
-            new RedisPrewarmRecords(redisson, json),
+            new RedisPrewarmRecords(redisson, json, reachability),
             accessSettings,
             HotSetAdmission.registrationGrace(accessSettings),
             refreshSettings.ttr().initial(),
@@ -256,7 +261,9 @@ public final class ServiceWiring {
             new JdbiEpochStore(registryJdbi),
             prewarmer::onDataLoss,
             () -> indexRegisteredDuringOutage(refreshServiceHolder[0]),
-            config.getScheduler().getEpochCheckInterval().toJavaDuration());
+            config.getScheduler().getEpochCheckInterval().toJavaDuration(),
+            reachability,
+            config.getRedis().probeTimeout());
     connections.onConnect(epochGuard::checkSoon);
     LagTracker lag = new LagTracker();
     List<LoadBound> loadBounds = new ArrayList<>();
@@ -269,16 +276,23 @@ public final class ServiceWiring {
             loadBounds,
             source -> catalog.find(source).map(SourceDefinition::datasource).orElse(null),
             loadMetrics,
-            refreshSettings.lockLease());
+            refreshSettings.lockLease(),
+            reachability);
     loadMetrics.register(sourceLoad);
     sourceLoad.initialise();
+    Map<String, Integer> shareSlots = sourceShareSlots(config, catalog, defaultSourcePool);
+    SourceShares sourceShares =
+        new SourceShares(
+            sourceLoad,
+            source -> shareSlots.getOrDefault(source, 0),
+            source -> environment.metrics().counter("refresher.source." + source + ".share-full").inc());
 
     Refresher refresher =
         new Refresher(
             new JdbcValueLoader(catalog, sourceDatasources, json, refreshSettings.maxValueBytes()),
-            sourceLoad,
+            sourceShares,
             cacheStore,
-            new RedisKeyLocks(redisson),
+            new RedisKeyLocks(redisson, reachability),
             epochGuard,
             planner,
             refreshSettings,
@@ -393,7 +407,7 @@ public final class ServiceWiring {
     });
 
     environment.healthChecks().register(
-        "redis", new RedisHealthCheck(redisson, config.getRedis().redactedUrl(), evictionPolicy));
+        "redis", new RedisHealthCheck(redisson, config.getRedis().redactedUrl(), evictionPolicy, reachability));
     environment.metrics().register(
         "refresher.redis.eviction-policy-safe", (Gauge<Integer>) () -> evictionPolicy.safety().gauge());
     environment.healthChecks().register("postgres", new PostgresHealthCheck(registryJdbi));
@@ -453,6 +467,35 @@ public final class ServiceWiring {
         resolver,
         templateCatalog,
         clock);
+  }
+
+  /**
+   * The concurrent queries each source may run on this replica: its datasource's
+   * {@code sourceShare} of the pool, for sources that share a datasource with others (a source
+   * alone on its datasource has no share to keep).
+   */
+  private static Map<String, Integer> sourceShareSlots(
+      RefresherConfiguration config, SourceCatalog catalog, int defaultPoolSize) {
+    Map<String, List<String>> sourcesByDatasource = new LinkedHashMap<>();
+    for (SourceDefinition source : catalog.all()) {
+      sourcesByDatasource.computeIfAbsent(source.datasource(), name -> new ArrayList<>()).add(source.name());
+    }
+    Map<String, Integer> slots = new LinkedHashMap<>();
+    sourcesByDatasource.forEach(
+        (datasource, sources) -> {
+          if (sources.size() < 2) {
+            return;
+          }
+          DatabaseFactory factory =
+              SourceFactory.DEFAULT_DATASOURCE.equals(datasource) ? config.getDatabase() : config.getDatasources().get(datasource);
+          if (factory == null) {
+            return;
+          }
+          int pool = SourceFactory.DEFAULT_DATASOURCE.equals(datasource) ? defaultPoolSize : factory.getMaxPoolSize();
+          int each = SourceShares.slots(factory.getSourceShare(), pool);
+          sources.forEach(source -> slots.put(source, each));
+        });
+    return slots;
   }
 
   private static final long TEMPLATE_RELOAD_MILLIS = 2000;

@@ -141,12 +141,19 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
   /** A writer refused by a changing layout tries again this often with the recorded count. */
   private static final int LAYOUT_ATTEMPTS = 4;
 
+  private final RedisReachability reachability;
   private final RedissonClient redisson;
   private final DueShardLayout layout;
   /** The shard count in use: the configured one until Redis records another. */
   private volatile int shards;
 
   public RedisDueIndex(RedissonClient redisson, int shards) {
+    this(redisson, shards, RedisReachability.assumed());
+  }
+
+  /** @param reachability while Redis is known to be unreachable, calls fail at once */
+  public RedisDueIndex(RedissonClient redisson, int shards, RedisReachability reachability) {
+    this.reachability = reachability;
     this.redisson = redisson;
     this.shards = shards;
     this.layout = new DueShardLayout(redisson, this, shards);
@@ -197,6 +204,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public List<DueKey> claim(long horizonMillis, int limit, long leaseUntilMillis) {
+    reachability.require("RedisDueIndex.claim");
     int n = shards;
     // Each shard is asked for its share, rounded up: a batch may hold up to shards - 1 keys more
     // than the limit, which keeps one round trip per claim.
@@ -240,6 +248,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
    */
   @Override
   public List<DueKey> claim(long horizonMillis, int limit, double leaseScore) {
+    reachability.require("RedisDueIndex.claim");
     int n = shards;
     int perShard = Math.max(1, (limit + n - 1) / n);
     List<Object> responses;
@@ -272,6 +281,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public Set<String> renew(Map<String, Double> expectedScores, double renewedScore) {
+    reachability.require("RedisDueIndex.renew");
     if (expectedScores.isEmpty()) {
       return Set.of();
     }
@@ -316,6 +326,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public List<DueKey> claimedWith(double leaseScore) {
+    reachability.require("RedisDueIndex.claimedWith");
     int n = shards;
     try {
       List<List<Object>> results = new ArrayList<>();
@@ -382,11 +393,13 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public void schedule(String key, long atMillis) {
+    reachability.require("RedisDueIndex.schedule");
     zaddFlagged("SET", Map.of(key, (double) atMillis), "scheduling of key '" + key + "'");
   }
 
   @Override
   public void reschedule(Map<String, Long> atMillisByKey) {
+    reachability.require("RedisDueIndex.reschedule");
     if (atMillisByKey.isEmpty()) {
       return;
     }
@@ -397,6 +410,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public int addMissing(Collection<String> keys, long atMillis) {
+    reachability.require("RedisDueIndex.addMissing");
     Map<String, Double> at = new java.util.HashMap<>(keys.size() * 2);
     keys.forEach(key -> at.put(key, (double) atMillis));
     return zaddFlagged("NX", at, "repair of due keys");
@@ -405,12 +419,14 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
   /** {@code ZADD LT}: added when missing, moved only to an earlier time. */
   @Override
   public int scheduleEarliest(Map<String, Double> dueAtMillis) {
+    reachability.require("RedisDueIndex.scheduleEarliest");
     return zaddFlagged("LT", dueAtMillis, "refill of due keys");
   }
 
   /** {@code ZADD NX}, each key at its own time. */
   @Override
   public int scheduleIfMissing(Map<String, Double> dueAtMillis) {
+    reachability.require("RedisDueIndex.scheduleIfMissing");
     return zaddFlagged("NX", dueAtMillis, "repair of due keys");
   }
 
@@ -438,6 +454,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public void remove(Collection<String> keys) {
+    reachability.require("RedisDueIndex.remove");
     if (keys.isEmpty()) {
       return;
     }
@@ -522,6 +539,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public OptionalLong plannedAt(String key) {
+    reachability.require("RedisDueIndex.plannedAt");
     try {
       Double score =
           redisson.getScoredSortedSet(shardKey(shardOf(key, shards)), StringCodec.INSTANCE).getScore(key);
@@ -533,6 +551,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public long size() {
+    reachability.require("RedisDueIndex.size");
     int n = shards;
     try {
       RBatch batch = redisson.createBatch();

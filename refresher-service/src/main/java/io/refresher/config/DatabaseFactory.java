@@ -5,6 +5,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MinDuration;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -52,6 +54,24 @@ public class DatabaseFactory {
   @NotNull
   @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
   private Duration maxWait = Duration.seconds(10);
+
+  /**
+   * The most of this datasource's pool one source may use at once on a replica (a fraction; a
+   * source alone on its datasource has the whole pool). Over it, the refresh is retried later.
+   */
+  @DecimalMin(value = "0.0", inclusive = false)
+  @DecimalMax("1.0")
+  private double sourceShare = 0.5;
+
+  @JsonProperty
+  public double getSourceShare() {
+    return sourceShare;
+  }
+
+  @JsonProperty
+  public void setSourceShare(double sourceShare) {
+    this.sourceShare = sourceShare;
+  }
 
   @JsonProperty
   public String getUrl() {

@@ -96,6 +96,15 @@ public class RedisFactory {
   }
 
   @JsonProperty
+  /**
+   * How long the epoch guard's probe waits for Redis: the command timeout, at most 500 ms. A
+   * Redis that does not answer a marker read within it is taken as unreachable, and commands fail
+   * fast until the next probe (100 ms later) succeeds.
+   */
+  public java.time.Duration probeTimeout() {
+    return java.time.Duration.ofMillis(Math.min(timeout.toMilliseconds(), 500));
+  }
+
   public Duration getConnectTimeout() {
     return connectTimeout;
   }
