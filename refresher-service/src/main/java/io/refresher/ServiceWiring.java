@@ -50,6 +50,9 @@ import io.refresher.health.RedisHealthCheck;
 import io.refresher.health.RefreshMetrics;
 import io.refresher.health.SchedulerHealthCheck;
 import io.refresher.health.SourceLoadMetrics;
+import io.refresher.persistence.DatabaseAvailability;
+import io.refresher.persistence.DatabaseProbe;
+import io.refresher.persistence.FailFastDataSource;
 import io.refresher.persistence.JdbiEpochStore;
 import io.refresher.prewarm.Prewarmer;
 import io.refresher.persistence.JdbiPopularityArchive;
@@ -148,13 +151,38 @@ public final class ServiceWiring {
     HikariDataSource registryPool = config.getDatabase()
             .build("refresher-registry", false, config.getDatabase().getMaxPoolSize(), SchemaMigrator.SCHEMA);
     environment.lifecycle().manage(closing(registryPool::close));
+    // Each pool's gauges (<pool>.pool.ActiveConnections, TotalConnections, PendingConnections...)
+    // are on /metrics: borrowed connections that never come back show there.
+    registryPool.setMetricRegistry(environment.metrics());
     new SchemaMigrator(registryPool).migrate();
-    Jdbi registryJdbi = Jdbi.create(registryPool);
+    // Everything that reads or writes the registry goes through this data source: while the probe
+    // knows PostgreSQL is down it refuses at once, instead of every request and dispatcher batch
+    // waiting out the pool's connection timeout.
+    DatabaseAvailability registryAvailability = new DatabaseAvailability(localClock);
+    DatabaseProbe registryProbe =
+        new DatabaseProbe(
+            config.getDatabase()::openProbeConnection,
+            registryAvailability,
+            config.getDatabase().getProbeInterval().toJavaDuration(),
+            localClock);
+    environment.lifecycle().manage(new Managed() {
+      @Override
+      public void start() {
+        registryProbe.start();
+      }
+
+      @Override
+      public void stop() throws InterruptedException {
+        registryProbe.stop();
+      }
+    });
+    Jdbi registryJdbi = Jdbi.create(new FailFastDataSource(registryPool, registryAvailability));
     // Quartz holds connections for its row locks and cluster check-ins; on its own small pool it
     // can never make the dispatcher's per-batch registration lookups wait for a connection.
     int quartzConnections = config.getScheduler().getQuartzThreads() + 3;
     HikariDataSource quartzPool =
         config.getDatabase().build("refresher-quartz", false, quartzConnections, SchemaMigrator.SCHEMA);
+    quartzPool.setMetricRegistry(environment.metrics());
     environment.lifecycle().manage(closing(quartzPool::close));
 
     SourceCatalog catalog = new SourceCatalog(sourceDefinitions(config));
@@ -162,11 +190,13 @@ public final class ServiceWiring {
     int defaultSourcePool = Math.max(2, dispatch.workers() + 2);
     HikariDataSource defaultSources =
         config.getDatabase().build("refresher-sources-default", true, defaultSourcePool);
+    defaultSources.setMetricRegistry(environment.metrics());
     environment.lifecycle().manage(closing(defaultSources::close));
     sourceDatasources.put(SourceFactory.DEFAULT_DATASOURCE, defaultSources);
     for (Map.Entry<String, DatabaseFactory> extra : config.getDatasources().entrySet()) {
       HikariDataSource pool =
           extra.getValue().build("refresher-sources-" + extra.getKey(), true, extra.getValue().getMaxPoolSize());
+      pool.setMetricRegistry(environment.metrics());
       environment.lifecycle().manage(closing(pool::close));
       sourceDatasources.put(extra.getKey(), pool);
     }
@@ -410,7 +440,7 @@ public final class ServiceWiring {
         "redis", new RedisHealthCheck(redisson, config.getRedis().redactedUrl(), evictionPolicy, reachability));
     environment.metrics().register(
         "refresher.redis.eviction-policy-safe", (Gauge<Integer>) () -> evictionPolicy.safety().gauge());
-    environment.healthChecks().register("postgres", new PostgresHealthCheck(registryJdbi));
+    environment.healthChecks().register("postgres", new PostgresHealthCheck(registryAvailability, localClock));
     environment.healthChecks().register("scheduler", new SchedulerHealthCheck(dispatcher, quartz));
 
     environment.metrics().register("refresher.dispatch.in-flight", (Gauge<Integer>) dispatcher::inFlight);

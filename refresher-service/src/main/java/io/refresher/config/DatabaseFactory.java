@@ -38,6 +38,16 @@ public class DatabaseFactory {
   @MinDuration(value = 250, unit = TimeUnit.MILLISECONDS)
   private Duration connectionTimeout = Duration.seconds(5);
 
+  /**
+   * Longest wait for any one reply from the database (pgjdbc {@code socketTimeout}): a frozen or
+   * unreachable server fails a statement, or a login, after this instead of blocking its thread
+   * until the server comes back. Keep it above the slowest statement: a source's timeout must be
+   * below it (checked at start).
+   */
+  @NotNull
+  @MinDuration(value = 1, unit = TimeUnit.SECONDS)
+  private Duration socketTimeout = Duration.seconds(30);
+
   @NotNull private Map<String, String> properties = new LinkedHashMap<>();
 
   /** Source queries started per second on this datasource, all replicas together; 0: no bound. */
@@ -123,6 +133,16 @@ public class DatabaseFactory {
     this.connectionTimeout = connectionTimeout;
   }
 
+  @JsonProperty
+  public Duration getSocketTimeout() {
+    return socketTimeout;
+  }
+
+  @JsonProperty
+  public void setSocketTimeout(Duration socketTimeout) {
+    this.socketTimeout = socketTimeout;
+  }
+
   /** Extra JDBC driver properties (for PostgreSQL: sslmode, ApplicationName, ...). */
   @JsonProperty
   public Map<String, String> getProperties() {
@@ -195,9 +215,21 @@ public class DatabaseFactory {
     // pool grew from 2 to 30).
     hikari.setMinimumIdle(readOnly ? poolSize : Math.min(2, poolSize));
     hikari.setConnectionTimeout(connectionTimeout.toMilliseconds());
+    // Checking an idle connection before handing it out takes a round trip of a millisecond; on a
+    // frozen server it would otherwise wait Hikari's default 5 s before trying another one.
+    hikari.setValidationTimeout(Math.max(250, Math.min(1000, connectionTimeout.toMilliseconds())));
     // Start even when the database is down: the service serves what it can and reports not-ready.
     hikari.setInitializationFailTimeout(-1);
     hikari.setReadOnly(readOnly);
+    if (url.startsWith("jdbc:postgresql:")) {
+      // pg_stat_activity names the pool each session belongs to.
+      hikari.addDataSourceProperty("ApplicationName", poolName);
+      // Bounds for a server that accepts TCP but never answers (SIGSTOP, a VM pause, a dead host
+      // behind a live load balancer): the TCP connect, then every read, logins included. Without
+      // them a query or a login attempt blocks its thread until the server comes back.
+      hikari.addDataSourceProperty("connectTimeout", Long.toString(wholeSeconds(connectionTimeout)));
+      hikari.addDataSourceProperty("socketTimeout", Long.toString(wholeSeconds(socketTimeout)));
+    }
     properties.forEach(hikari::addDataSourceProperty);
     if (schema != null) {
       hikari.addDataSourceProperty("currentSchema", schema + ",public");
@@ -206,6 +238,11 @@ public class DatabaseFactory {
       hikari.addDataSourceProperty("readOnlyMode", "always");
     }
     return new HikariDataSource(hikari);
+  }
+
+  /** pgjdbc takes its timeouts in whole seconds; never round a bound down to "no bound" (0). */
+  static long wholeSeconds(Duration duration) {
+    return Math.max(1, (duration.toMilliseconds() + 999) / 1000);
   }
 
   @Override

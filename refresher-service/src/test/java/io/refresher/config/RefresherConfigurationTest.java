@@ -57,10 +57,13 @@ class RefresherConfigurationTest {
     assertThat(redis.getConnectTimeout()).isEqualTo(Duration.seconds(5));
     assertThat(redis.getConnectionPoolSize()).isEqualTo(64);
 
-    DatabaseFactory database = config.getDatabase();
+    RegistryDatabaseFactory database = config.getDatabase();
     assertThat(database.getUrl()).isEqualTo("jdbc:postgresql://localhost:5432/refresher");
     assertThat(database.getMaxPoolSize()).isEqualTo(10);
     assertThat(database.getConnectionTimeout()).isEqualTo(Duration.seconds(5));
+    assertThat(database.getSocketTimeout()).isEqualTo(Duration.seconds(30));
+    assertThat(database.getProbeInterval()).isEqualTo(Duration.seconds(1));
+    assertThat(database.getProbeTimeout()).isEqualTo(Duration.seconds(2));
     assertThat(database.getProperties()).isEmpty();
 
     assertThat(config.getDatasources()).isEmpty();
@@ -250,6 +253,26 @@ class RefresherConfigurationTest {
 
     assertThat(message).contains("sources.product-by-id.datasource").contains("must be 'default' or one of []");
     assertThat(message).doesNotContain("sources.product-by-id.params");
+  }
+
+  @Test
+  void build_sourceTimeoutNotBelowSocketTimeout_failsNamingSourceTimeout() throws Exception {
+    String message =
+        failure(
+            """
+            database:
+              url: jdbc:postgresql://localhost:5432/refresher
+              socketTimeout: 10s
+            """
+                + ADMIN
+                + """
+                sources:
+                  report:
+                    sql: SELECT 1
+                    timeout: 10s
+                """);
+
+    assertThat(message).contains("sources.report.timeout").contains("must be below its datasource's socketTimeout (10 seconds)");
   }
 
   @Test
