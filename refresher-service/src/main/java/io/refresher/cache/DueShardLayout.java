@@ -398,7 +398,7 @@ final class DueShardLayout {
                   byShard.forEach(
                       (shard, args) ->
                           batch
-                              .getScript(StringCodec.INSTANCE)
+                              .getScript(UnpooledStringCodec.INSTANCE)
                               .evalAsync(
                                   RedisDueIndex.shardKey(shard), RScript.Mode.READ_WRITE, COPY_IN, RScript.ReturnType.INTEGER,
                                   List.<Object>of(
@@ -431,7 +431,7 @@ final class DueShardLayout {
         index.executeScripts(
             batch ->
                 batch
-                    .getScript(StringCodec.INSTANCE)
+                    .getScript(UnpooledStringCodec.INSTANCE)
                     .evalAsync(
                         RedisDueIndex.shardKey(shard), RScript.Mode.READ_WRITE, script, type,
                         List.<Object>of(RedisDueIndex.shardKey(shard), RedisDueIndex.plannedKey(shard)), args.toArray()));

@@ -215,7 +215,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
               batch -> {
                 for (int shard = 0; shard < n; shard++) {
                   batch
-                      .getScript(StringCodec.INSTANCE)
+                      .getScript(UnpooledStringCodec.INSTANCE)
                       .evalAsync(
                           shardKey(shard),
                           RScript.Mode.READ_WRITE,
@@ -306,7 +306,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
                 for (int shard = 0; shard < n; shard++) {
                   if (args.get(shard).size() > 1) {
                     batch
-                        .getScript(StringCodec.INSTANCE)
+                        .getScript(UnpooledStringCodec.INSTANCE)
                         .evalAsync(
                             shardKey(shard), RScript.Mode.READ_WRITE, RENEW, RScript.ReturnType.MULTI,
                             List.<Object>of(shardKey(shard)), args.get(shard).toArray());
@@ -347,7 +347,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
   private static void addPerShard(RBatch batch, int n, String script, List<Object> args) {
     for (int shard = 0; shard < n; shard++) {
       batch
-          .getScript(StringCodec.INSTANCE)
+          .getScript(UnpooledStringCodec.INSTANCE)
           .evalAsync(
               shardKey(shard), RScript.Mode.READ_WRITE, script, RScript.ReturnType.MULTI,
               List.<Object>of(shardKey(shard), plannedKey(shard)), args.toArray());
@@ -369,7 +369,9 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
    * scripts and executes a new batch once more. Redisson sends the scripts of a batch as {@code
    * EVALSHA} when its client-side cache says the node has them; after Redis restarted empty on the
    * same address that cache is wrong, and without this the dispatcher's claims failed for seconds
-   * after a data loss, in the middle of the refill.
+   * after a data loss, in the middle of the refill. The scripts' arguments are encoded with {@link
+   * UnpooledStringCodec}: Redisson drops a batch whose script load failed (Redis still unreachable
+   * after a disconnect) without releasing them.
    */
   BatchResult<?> executeScripts(java.util.function.Consumer<RBatch> fill) {
     RBatch batch = redisson.createBatch();
@@ -502,7 +504,7 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
                     List<Object> shardArgs = args.get(shard);
                     if (shardArgs.size() > header) {
                       batch
-                          .getScript(StringCodec.INSTANCE)
+                          .getScript(UnpooledStringCodec.INSTANCE)
                           .evalAsync(
                               shardKey(shard),
                               RScript.Mode.READ_WRITE,
