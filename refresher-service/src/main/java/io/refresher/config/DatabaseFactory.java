@@ -213,7 +213,13 @@ public class DatabaseFactory {
     // query, and a query that then waited for a new connection would start late and bunch up with
     // the next window's (the storm demo saw 119 queries in a second under a bound of 100 while the
     // pool grew from 2 to 30).
-    hikari.setMinimumIdle(readOnly ? poolSize : Math.min(2, poolSize));
+    // The service's own pools (registry, Quartz) keep no idle minimum: a pool that must keep one
+    // retries opening connections all through an outage, with a backoff that grows to 5 s (fixed in
+    // HikariCP), and after the database is back the first requests waited out that backoff (5 s
+    // measured). Without one, nothing tries while nothing waits (the registry refuses at once during
+    // a known outage), and the first request after it starts a fresh attempt. Connections stay
+    // open while used (idleTimeout, 10 min).
+    hikari.setMinimumIdle(readOnly ? poolSize : 0);
     hikari.setConnectionTimeout(connectionTimeout.toMilliseconds());
     // Checking an idle connection before handing it out takes a round trip of a millisecond; on a
     // frozen server it would otherwise wait Hikari's default 5 s before trying another one.
