@@ -20,6 +20,8 @@ import org.eclipse.jetty.http.UriCompliance;
  * encoded control characters as suspicious (a bare 400 before the application sees the request,
  * where the key rules should answer with a JSON error naming the key); the admin API has no
  * static files or path-based security that an encoded slash could trick, so it is allowed here.
+ * So are encoded dot segments ({@code %2E%2E}): the API reads the key from the path as sent, and
+ * the key rules refuse {@code .} and {@code ..} with 422, as they do when the dots come raw.
  */
 final class KeyPaths {
 
@@ -29,6 +31,7 @@ final class KeyPaths {
     UriCompliance compliance =
         UriCompliance.DEFAULT.with(
             "refresher-keys",
+            UriCompliance.Violation.AMBIGUOUS_PATH_SEGMENT,
             UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
             UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING,
             UriCompliance.Violation.SUSPICIOUS_PATH_CHARACTERS);

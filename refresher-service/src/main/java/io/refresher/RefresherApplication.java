@@ -1,6 +1,7 @@
 package io.refresher;
 
 import com.codahale.metrics.MetricRegistry;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
@@ -10,6 +11,7 @@ import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
 import io.refresher.cli.DbCommand;
 import io.refresher.config.RefresherConfiguration;
+import java.time.InstantSource;
 import org.eclipse.jetty.server.Server;
 
 /**
@@ -37,6 +39,8 @@ public class RefresherApplication extends Application<RefresherConfiguration> {
     bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS);
     // A misspelt field in a request must fail loudly, not register something else.
     bootstrap.getObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    // ... and so must a field given twice: with the default, the last one silently wins.
+    bootstrap.getObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     bootstrap.addCommand(new DbCommand());
   }
 
@@ -46,9 +50,14 @@ public class RefresherApplication extends Application<RefresherConfiguration> {
 
   @Override
   public void run(RefresherConfiguration config, Environment environment) throws Exception {
-    parts = ServiceWiring.wire(config, environment);
+    parts = ServiceWiring.wire(config, environment, localClock());
     metrics = environment.metrics();
     environment.lifecycle().addServerLifecycleListener(started -> server = started);
+  }
+
+  /** This machine's clock; the service moves it to Redis's time. Tests give a skewed one. */
+  protected InstantSource localClock() {
+    return InstantSource.system();
   }
 
   /** The running service's parts (after {@link #run}); for the demo, the benchmark and tests. */

@@ -20,6 +20,7 @@ import io.refresher.api.SourceResource;
 import io.refresher.api.PrewarmResource;
 import io.refresher.api.TemplateResource;
 import io.refresher.cache.RedisAccessCounts;
+import io.refresher.cache.RedisAlignedClock;
 import io.refresher.cache.EpochMarkers;
 import io.refresher.cache.RedisCacheStore;
 import io.refresher.cache.RedisEvictionPolicy;
@@ -27,12 +28,14 @@ import io.refresher.cache.RedisConnectionEvents;
 import io.refresher.cache.RedisHotSetStore;
 import io.refresher.cache.RedisPopularityStore;
 import io.refresher.cache.RedisPrewarmRecords;
+import io.refresher.cache.RedisReachability;
 import io.refresher.cache.RedisValuePresence;
 import io.refresher.cache.RedisSourceLoad;
 import io.refresher.cache.RedisDueIndex;
 import io.refresher.cache.RedisEpochGuard;
 import io.refresher.cache.RedisKeyLocks;
 import io.refresher.config.DatabaseFactory;
+import io.refresher.config.RedisFactory;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.config.SourceFactory;
 import io.refresher.health.HotSetMetrics;
@@ -43,6 +46,9 @@ import io.refresher.health.RedisHealthCheck;
 import io.refresher.health.RefreshMetrics;
 import io.refresher.health.SchedulerHealthCheck;
 import io.refresher.health.SourceLoadMetrics;
+import io.refresher.persistence.DatabaseAvailability;
+import io.refresher.persistence.DatabaseProbe;
+import io.refresher.persistence.FailFastDataSource;
 import io.refresher.persistence.JdbiEpochStore;
 import io.refresher.prewarm.Prewarmer;
 import io.refresher.persistence.JdbiPopularityArchive;
@@ -57,11 +63,11 @@ import io.refresher.refresh.LoadBound;
 import io.refresher.refresh.RefreshDispatcher;
 import io.refresher.refresh.RefreshPlanner;
 import io.refresher.refresh.RefreshService;
+import io.refresher.refresh.SourceShares;
 import io.refresher.refresh.RefreshSettings;
 import io.refresher.refresh.Refresher;
 import io.refresher.refresh.RescheduleBuffer;
 import io.refresher.registry.KeyResolver;
-import io.refresher.registry.RegistrationLimits;
 import io.refresher.registry.RegistrationValidator;
 import io.refresher.registry.Registration;
 import io.refresher.registry.Registry;
@@ -115,16 +121,23 @@ public final class ServiceWiring {
       HotKeyTracker hotKeys,
       PopularityKeeper popularity,
       KeyResolver resolver,
-      TemplateCatalog templates) {}
+      TemplateCatalog templates,
+      RedisAlignedClock clock) {}
 
   public static Parts wire(RefresherConfiguration config, Environment environment) throws Exception {
-    InstantSource clock = InstantSource.system();
+    return wire(config, environment, InstantSource.system());
+  }
+
+  /** @param localClock this machine's clock; the service runs on it moved to Redis's time */
+  public static Parts wire(RefresherConfiguration config, Environment environment, InstantSource localClock)
+      throws Exception {
     ObjectMapper json = environment.getObjectMapper();
     if (config.getServerFactory() instanceof AbstractServerFactory server) {
       // Every error, including Jersey's own, is rendered by ErrorMappers as JSON.
       server.setRegisterDefaultExceptionMappers(false);
     }
     KeyPaths.allowEncodedSlashes(config.getServerFactory(), environment);
+    HttpEdges.install(environment, config.getAdmin().getMaxBodySize().toBytes());
 
     DispatchSettings dispatch = config.getScheduler().build();
     RefreshSettings refreshSettings = config.getRefresh().build();
@@ -133,24 +146,52 @@ public final class ServiceWiring {
     HikariDataSource registryPool = config.getDatabase()
             .build("refresher-registry", false, config.getDatabase().getMaxPoolSize(), SchemaMigrator.SCHEMA);
     environment.lifecycle().manage(closing(registryPool::close));
+    // Each pool's gauges (<pool>.pool.ActiveConnections, TotalConnections, PendingConnections...)
+    // are on /metrics: borrowed connections that never come back show there.
+    registryPool.setMetricRegistry(environment.metrics());
     new SchemaMigrator(registryPool).migrate();
-    Jdbi registryJdbi = Jdbi.create(registryPool);
+    // Everything that reads or writes the registry goes through this data source: while the probe
+    // knows PostgreSQL is down it refuses at once, instead of every request and dispatcher batch
+    // waiting out the pool's connection timeout.
+    DatabaseAvailability registryAvailability = new DatabaseAvailability(localClock);
+    DatabaseProbe registryProbe =
+        new DatabaseProbe(
+            config.getDatabase()::openProbeConnection,
+            registryAvailability,
+            config.getDatabase().getProbeInterval().toJavaDuration(),
+            localClock);
+    environment.lifecycle().manage(new Managed() {
+      @Override
+      public void start() {
+        registryProbe.start();
+      }
+
+      @Override
+      public void stop() throws InterruptedException {
+        registryProbe.stop();
+      }
+    });
+    Jdbi registryJdbi = Jdbi.create(new FailFastDataSource(registryPool, registryAvailability));
     // Quartz holds connections for its row locks and cluster check-ins; on its own small pool it
     // can never make the dispatcher's per-batch registration lookups wait for a connection.
     int quartzConnections = config.getScheduler().getQuartzThreads() + 3;
     HikariDataSource quartzPool =
         config.getDatabase().build("refresher-quartz", false, quartzConnections, SchemaMigrator.SCHEMA);
+    quartzPool.setMetricRegistry(environment.metrics());
     environment.lifecycle().manage(closing(quartzPool::close));
 
     SourceCatalog catalog = new SourceCatalog(sourceDefinitions(config));
     Map<String, DataSource> sourceDatasources = new LinkedHashMap<>();
+    int defaultSourcePool = Math.max(2, dispatch.workers() + 2);
     HikariDataSource defaultSources =
-        config.getDatabase().build("refresher-sources-default", true, Math.max(2, dispatch.workers() + 2));
+        config.getDatabase().build("refresher-sources-default", true, defaultSourcePool);
+    defaultSources.setMetricRegistry(environment.metrics());
     environment.lifecycle().manage(closing(defaultSources::close));
     sourceDatasources.put(SourceFactory.DEFAULT_DATASOURCE, defaultSources);
     for (Map.Entry<String, DatabaseFactory> extra : config.getDatasources().entrySet()) {
       HikariDataSource pool =
           extra.getValue().build("refresher-sources-" + extra.getKey(), true, extra.getValue().getMaxPoolSize());
+      pool.setMetricRegistry(environment.metrics());
       environment.lifecycle().manage(closing(pool::close));
       sourceDatasources.put(extra.getKey(), pool);
     }
@@ -159,17 +200,22 @@ public final class ServiceWiring {
     RedissonClient redisson = config.getRedis().build(connections);
     environment.lifecycle().manage(closing(redisson::shutdown));
     LOG.info("Redis at {}", config.getRedis().redactedUrl());
+    RedisAlignedClock clock = RedisAlignedClock.of(redisson, config.getRedis().getMode() == RedisFactory.Mode.CLUSTER, localClock);
+    clock.start(environment.lifecycle().scheduledExecutorService("redis-clock-%d").threads(1).build());
+    environment.metrics().register("refresher.clock.offset-ms", (Gauge<Long>) clock::offsetMillis);
 
     JdbiRegistrationRepository repository = new JdbiRegistrationRepository(registryJdbi, json);
-    RedisDueIndex dueIndex = new RedisDueIndex(redisson, config.getScheduler().getDueShards());
-    RedisCacheStore cacheStore = new RedisCacheStore(redisson);
+    // Marked by the epoch guard's probes; while Redis is known to be away the adapters fail fast.
+    RedisReachability reachability = new RedisReachability();
+    RedisDueIndex dueIndex = new RedisDueIndex(redisson, config.getScheduler().getDueShards(), reachability);
+    RedisCacheStore cacheStore = new RedisCacheStore(redisson, reachability);
     RescheduleBuffer reschedules = new RescheduleBuffer(dueIndex);
     RefreshPlanner planner = new RefreshPlanner(refreshSettings, RefreshPlanner.threadLocalRandom());
     RefreshMetrics metrics = new RefreshMetrics(environment.metrics());
     JdbiTemplateRepository templateRepository = new JdbiTemplateRepository(registryJdbi, json);
     TemplateCatalog templateCatalog = new TemplateCatalog(templateRepository, catalog);
     templateCatalog.reload();
-    RegistrationValidator validator = new RegistrationValidator(catalog, RegistrationLimits.DEFAULT);
+    RegistrationValidator validator = new RegistrationValidator(catalog, config.getAdmin().registrationLimits());
     Templates templates = new Templates(templateRepository, validator, catalog, templateCatalog, clock);
     KeyResolver resolver =
         new KeyResolver(
@@ -188,7 +234,7 @@ public final class ServiceWiring {
             clock);
 
     RedisPopularityStore popularityStore = new RedisPopularityStore(redisson);
-    RedisHotSetStore hotSetStore = new RedisHotSetStore(redisson);
+    RedisHotSetStore hotSetStore = new RedisHotSetStore(redisson, reachability);
     DueIndexReconciler reconciler =
         new DueIndexReconciler(repository, dueIndex, () -> hotSetStore.all().keySet(), clock);
     HotSetView hotSet = new HotSetView(hotSetStore, popularityStore, accessSettings, clock);
@@ -221,7 +267,7 @@ public final class ServiceWiring {
             new RedisValuePresence(redisson),
             dueIndex,
             hotSetStore,
-            new RedisPrewarmRecords(redisson, json),
+            new RedisPrewarmRecords(redisson, json, reachability),
             accessSettings,
             HotSetAdmission.registrationGrace(accessSettings),
             refreshSettings.ttr().initial(),
@@ -234,13 +280,15 @@ public final class ServiceWiring {
     RedisEpochGuard epochGuard =
         new RedisEpochGuard(
             redisson,
-            config.getRedis().getMode() == io.refresher.config.RedisFactory.Mode.CLUSTER
+            config.getRedis().getMode() == RedisFactory.Mode.CLUSTER
                 ? EpochMarkers.cluster()
                 : EpochMarkers.single(),
             new JdbiEpochStore(registryJdbi),
             prewarmer::onDataLoss,
             () -> indexRegisteredDuringOutage(refreshServiceHolder[0]),
-            config.getScheduler().getEpochCheckInterval().toJavaDuration());
+            config.getScheduler().getEpochCheckInterval().toJavaDuration(),
+            reachability,
+            config.getRedis().probeTimeout());
     connections.onConnect(epochGuard::checkSoon);
     LagTracker lag = new LagTracker();
     List<LoadBound> loadBounds = new ArrayList<>();
@@ -253,16 +301,23 @@ public final class ServiceWiring {
             loadBounds,
             source -> catalog.find(source).map(SourceDefinition::datasource).orElse(null),
             loadMetrics,
-            refreshSettings.lockLease());
+            refreshSettings.lockLease(),
+            reachability);
     loadMetrics.register(sourceLoad);
     sourceLoad.initialise();
+    Map<String, Integer> shareSlots = sourceShareSlots(config, catalog, defaultSourcePool);
+    SourceShares sourceShares =
+        new SourceShares(
+            sourceLoad,
+            source -> shareSlots.getOrDefault(source, 0),
+            source -> environment.metrics().counter("refresher.source." + source + ".share-full").inc());
 
     Refresher refresher =
         new Refresher(
-            new JdbcValueLoader(catalog, sourceDatasources, json),
-            sourceLoad,
+            new JdbcValueLoader(catalog, sourceDatasources, json, refreshSettings.maxValueBytes()),
+            sourceShares,
             cacheStore,
-            new RedisKeyLocks(redisson),
+            new RedisKeyLocks(redisson, reachability),
             epochGuard,
             planner,
             refreshSettings,
@@ -286,6 +341,7 @@ public final class ServiceWiring {
     refreshServiceHolder[0] = refreshService;
     Registry registry = new Registry(repository, validator, clock);
 
+    FailureStreakLog viewLog = new FailureStreakLog(LOG, "hot set view refresh", FAILURE_REPEAT, clock);
     QuartzManager quartz =
         new QuartzManager(
             config.getScheduler().getQuartzName(),
@@ -293,11 +349,22 @@ public final class ServiceWiring {
             config.getScheduler().getQuartzThreads(),
             Map.of(
                 ReconcileDueIndexJob.class, new ReconcileDueIndexJob(reconciler),
-                SampleAccessJob.class, new SampleAccessJob(hotKeys, () -> refreshView(hotSet)),
+                SampleAccessJob.class, new SampleAccessJob(hotKeys, () -> refreshView(hotSet, viewLog)),
                 SnapshotPopularityJob.class, new SnapshotPopularityJob(popularity)));
 
+    // Before anything of this replica claims or writes due entries in bulk: entries placed for
+    // another scheduler.dueShards are moved to this one's (RedisDueIndex, DueShardLayout).
+    environment.lifecycle().manage(new Managed() {
+      @Override
+      public void start() {
+        dueIndex.adoptConfiguredLayout();
+      }
+
+      @Override
+      public void stop() {}
+    });
     RedisEvictionPolicy evictionPolicy =
-        RedisEvictionPolicy.of(redisson, config.getRedis().getMode() == io.refresher.config.RedisFactory.Mode.CLUSTER);
+        RedisEvictionPolicy.of(redisson, config.getRedis().getMode() == RedisFactory.Mode.CLUSTER);
     environment.lifecycle().manage(new Managed() {
       @Override
       public void start() {
@@ -336,11 +403,15 @@ public final class ServiceWiring {
     environment.lifecycle().manage(new Managed() {
       @Override
       public void start() {
+        FailureStreakLog templatesLog = new FailureStreakLog(LOG, "template reload", FAILURE_REPEAT, clock);
         viewRefresher.scheduleWithFixedDelay(
-            () -> refreshView(hotSet), 0, sampleEvery.toMillis(), TimeUnit.MILLISECONDS);
+            () -> refreshView(hotSet, viewLog), 0, sampleEvery.toMillis(), TimeUnit.MILLISECONDS);
         // Templates changed through another replica become visible here within this interval.
         viewRefresher.scheduleWithFixedDelay(
-            () -> reloadTemplates(templateCatalog), TEMPLATE_RELOAD_MILLIS, TEMPLATE_RELOAD_MILLIS, TimeUnit.MILLISECONDS);
+            () -> reloadTemplates(templateCatalog, templatesLog),
+            TEMPLATE_RELOAD_MILLIS,
+            TEMPLATE_RELOAD_MILLIS,
+            TimeUnit.MILLISECONDS);
       }
 
       @Override
@@ -361,10 +432,10 @@ public final class ServiceWiring {
     });
 
     environment.healthChecks().register(
-        "redis", new RedisHealthCheck(redisson, config.getRedis().redactedUrl(), evictionPolicy));
+        "redis", new RedisHealthCheck(redisson, config.getRedis().redactedUrl(), evictionPolicy, reachability));
     environment.metrics().register(
         "refresher.redis.eviction-policy-safe", (Gauge<Integer>) () -> evictionPolicy.safety().gauge());
-    environment.healthChecks().register("postgres", new PostgresHealthCheck(registryJdbi));
+    environment.healthChecks().register("postgres", new PostgresHealthCheck(registryAvailability, localClock));
     environment.healthChecks().register("scheduler", new SchedulerHealthCheck(dispatcher, quartz));
 
     environment.metrics().register("refresher.dispatch.in-flight", (Gauge<Integer>) dispatcher::inFlight);
@@ -411,24 +482,61 @@ public final class ServiceWiring {
         hotKeys,
         popularity,
         resolver,
-        templateCatalog);
+        templateCatalog,
+        clock);
+  }
+
+  /**
+   * The concurrent queries each source may run on this replica: its datasource's
+   * {@code sourceShare} of the pool, for sources that share a datasource with others (a source
+   * alone on its datasource has no share to keep).
+   */
+  private static Map<String, Integer> sourceShareSlots(
+      RefresherConfiguration config, SourceCatalog catalog, int defaultPoolSize) {
+    Map<String, List<String>> sourcesByDatasource = new LinkedHashMap<>();
+    for (SourceDefinition source : catalog.all()) {
+      sourcesByDatasource.computeIfAbsent(source.datasource(), name -> new ArrayList<>()).add(source.name());
+    }
+    Map<String, Integer> slots = new LinkedHashMap<>();
+    sourcesByDatasource.forEach(
+        (datasource, sources) -> {
+          if (sources.size() < 2) {
+            return;
+          }
+          DatabaseFactory factory =
+              SourceFactory.DEFAULT_DATASOURCE.equals(datasource) ? config.getDatabase() : config.getDatasources().get(datasource);
+          if (factory == null) {
+            return;
+          }
+          int pool = SourceFactory.DEFAULT_DATASOURCE.equals(datasource) ? defaultPoolSize : factory.getMaxPoolSize();
+          int each = SourceShares.slots(factory.getSourceShare(), pool);
+          sources.forEach(source -> slots.put(source, each));
+        });
+    return slots;
   }
 
   private static final long TEMPLATE_RELOAD_MILLIS = 2000;
 
-  private static void reloadTemplates(TemplateCatalog templates) {
+  /** A background task that keeps failing is logged again this often (see {@link FailureStreakLog}). */
+  private static final java.time.Duration FAILURE_REPEAT = java.time.Duration.ofMinutes(1);
+
+  private static void reloadTemplates(TemplateCatalog templates, FailureStreakLog log) {
     try {
       templates.reload();
+      log.succeeded();
     } catch (RuntimeException e) {
-      LOG.debug("templates not reloaded: {}", e.getMessage());
+      // the previous templates stay in use
+      log.failed(e);
     }
   }
 
-  private static void refreshView(HotSetView view) {
+  private static void refreshView(HotSetView view, FailureStreakLog log) {
     try {
       view.refresh();
+      log.succeeded();
     } catch (RuntimeException e) {
-      LOG.debug("hot set view not refreshed: {}", e.getMessage());
+      // the previous view stays in use
+      log.failed(e);
     }
   }
 

@@ -1,6 +1,5 @@
 package io.refresher.api;
 
-import io.dropwizard.auth.AuthDynamicFeature;
 import io.dropwizard.auth.oauth.OAuthCredentialAuthFilter;
 import io.dropwizard.jersey.setup.JerseyEnvironment;
 import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
@@ -10,7 +9,8 @@ import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
  * AdminTokenAuthenticator}), each resource method's {@code @RolesAllowed} says which roles may
  * call it ({@link RoleAuthorizer}). A missing or unknown token is 401 ({@link
  * JsonUnauthorizedHandler}); a known token without the method's role is 403 ({@link
- * ForbiddenMapper}); both before the method runs.
+ * ForbiddenMapper}). The token is checked on every request before it is matched ({@link
+ * AuthenticateEveryRequest}), the role before the method runs.
  */
 public final class AdminApiAuth {
 
@@ -19,7 +19,7 @@ public final class AdminApiAuth {
   /** @param readToken null for none: then only the admin token is accepted */
   public static void register(JerseyEnvironment jersey, String adminToken, String readToken) {
     jersey.register(
-        new AuthDynamicFeature(
+        new AuthenticateEveryRequest(
             new OAuthCredentialAuthFilter.Builder<AdminPrincipal>()
                 .setAuthenticator(new AdminTokenAuthenticator(adminToken, readToken))
                 .setAuthorizer(new RoleAuthorizer())

@@ -1,7 +1,10 @@
 package io.refresher.api;
 
 import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
@@ -9,6 +12,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.refresher.refresh.CacheUnavailableException;
 import io.refresher.registry.InvalidRegistrationException;
 import io.refresher.registry.KeyNotFoundException;
+import io.refresher.registry.RegistryRefusedException;
 import io.refresher.registry.RegistryUnavailableException;
 import io.refresher.registry.TemplateNotFoundException;
 import jakarta.ws.rs.NotAllowedException;
@@ -17,6 +21,9 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Optional;
 import java.util.UUID;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.slf4j.Logger;
@@ -38,6 +45,7 @@ public final class ErrorMappers {
     jersey.register(new KeyNotFoundMapper());
     jersey.register(new TemplateNotFoundMapper());
     jersey.register(new RegistryUnavailableMapper());
+    jersey.register(new RegistryRefusedMapper());
     jersey.register(new CacheUnavailableMapper());
     jersey.register(new JsonMapper());
     jersey.register(new WebApplicationMapper());
@@ -74,6 +82,20 @@ public final class ErrorMappers {
     }
   }
 
+  /**
+   * The database refused the input itself: not transient, so no 503 and no Retry-After (a client
+   * would retry forever). Validation refuses such input first, naming its field; this is the
+   * backstop.
+   */
+  static final class RegistryRefusedMapper implements ExceptionMapper<RegistryRefusedException> {
+    @Override
+    public Response toResponse(RegistryRefusedException e) {
+      LOG.warn("admin request refused by the registry database: {}", e.getMessage());
+      int status = e.reason() == RegistryRefusedException.Reason.CONFLICT ? 409 : 400;
+      return ApiErrors.response(ApiError.of(status, e.getMessage() + "; nothing was changed"));
+    }
+  }
+
   static final class CacheUnavailableMapper implements ExceptionMapper<CacheUnavailableException> {
     @Override
     public Response toResponse(CacheUnavailableException e) {
@@ -88,10 +110,30 @@ public final class ErrorMappers {
         .build();
   }
 
+  /**
+   * A body over the cap fails while it is read, deep inside whatever was reading it (Jackson,
+   * Jersey): found among the causes, it is a 413 whatever wrapped it.
+   */
+  private static Optional<Response> tooLarge(Throwable e) {
+    return RequestBodyLimit.TooLargeException.in(e)
+        .map(tooLarge -> Response.fromResponse(ApiErrors.response(RequestBodyLimit.error(tooLarge.maxBytes())))
+            .header("Connection", "close")
+            .build());
+  }
+
   /** Bodies that are not JSON, or JSON of the wrong shape. */
   static final class JsonMapper implements ExceptionMapper<JsonProcessingException> {
     @Override
     public Response toResponse(JsonProcessingException e) {
+      Optional<Response> tooLarge = tooLarge(e);
+      if (tooLarge.isPresent()) {
+        return tooLarge.get();
+      }
+      Optional<String> duplicate = duplicateField(e);
+      if (duplicate.isPresent()) {
+        String field = duplicate.get();
+        return ApiErrors.response(ApiError.of(400, "duplicate field '" + field + "'", field, "must appear only once"));
+      }
       if (e instanceof JsonParseException) {
         return ApiErrors.response(ApiError.of(400, "malformed JSON", "body", "must be well-formed JSON"));
       }
@@ -118,6 +160,49 @@ public final class ErrorMappers {
       return ApiErrors.response(ApiError.of(400, "invalid JSON body", "body", "must be a JSON object"));
     }
 
+    /**
+     * The path of the field a strict parser found twice ({@code params.id}): duplicates are refused
+     * rather than the last one silently winning.
+     */
+    private static Optional<String> duplicateField(JsonProcessingException e) {
+      // Found by the parser, it may come wrapped by the deserializer that was reading (params).
+      StreamReadException read = null;
+      for (Throwable cause = e; cause != null && read == null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+        if (cause instanceof StreamReadException candidate
+            && candidate.getOriginalMessage() != null
+            && candidate.getOriginalMessage().startsWith(DUPLICATE)) {
+          read = candidate;
+        }
+      }
+      if (read == null) {
+        return Optional.empty();
+      }
+      String message = read.getOriginalMessage();
+      JsonParser parser = read.getProcessor();
+      if (parser != null) {
+        String path = path(parser.getParsingContext());
+        if (!path.isEmpty()) {
+          return Optional.of(path);
+        }
+      }
+      int end = message.lastIndexOf('\'');
+      return Optional.of(end > DUPLICATE.length() ? message.substring(DUPLICATE.length(), end) : "body");
+    }
+
+    private static final String DUPLICATE = "Duplicate field '";
+
+    private static String path(JsonStreamContext context) {
+      Deque<String> parts = new ArrayDeque<>();
+      for (JsonStreamContext at = context; at != null && !at.inRoot(); at = at.getParent()) {
+        if (at.inObject() && at.getCurrentName() != null) {
+          parts.addFirst(at.getCurrentName());
+        } else if (at.inArray()) {
+          parts.addFirst("[" + at.getCurrentIndex() + "]");
+        }
+      }
+      return String.join(".", parts).replace(".[", "[");
+    }
+
     private static String path(JsonMappingException e) {
       StringBuilder path = new StringBuilder();
       for (JsonMappingException.Reference reference : e.getPath()) {
@@ -138,6 +223,10 @@ public final class ErrorMappers {
   static final class WebApplicationMapper implements ExceptionMapper<WebApplicationException> {
     @Override
     public Response toResponse(WebApplicationException e) {
+      Optional<Response> tooLarge = tooLarge(e);
+      if (tooLarge.isPresent()) {
+        return tooLarge.get();
+      }
       Response original = e.getResponse();
       int status = original.getStatus();
       if (original.hasEntity() && original.getEntity() instanceof ApiError) {
@@ -166,6 +255,10 @@ public final class ErrorMappers {
   static final class UnexpectedMapper implements ExceptionMapper<Throwable> {
     @Override
     public Response toResponse(Throwable e) {
+      Optional<Response> tooLarge = tooLarge(e);
+      if (tooLarge.isPresent()) {
+        return tooLarge.get();
+      }
       String id = UUID.randomUUID().toString();
       LOG.error("unexpected error handling an admin request (correlation id {})", id, e);
       return ApiErrors.response(new ApiError(500, "internal error", null, id));

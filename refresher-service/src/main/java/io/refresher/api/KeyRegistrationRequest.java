@@ -1,6 +1,7 @@
 package io.refresher.api;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import java.time.Duration;
 import java.util.Map;
 
@@ -10,4 +11,4 @@ import java.util.Map;
  * Unknown fields are refused so that a typo does not silently register something else.
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
-public record KeyRegistrationRequest(String source, Map<String, Object> params, Duration ttl, String policy) {}
+public record KeyRegistrationRequest(String source, Map<String, Object> params, @JsonDeserialize(using = IsoDuration.class) Duration ttl, String policy) {}

@@ -1,6 +1,7 @@
 package io.refresher.api;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import java.time.Duration;
 import java.util.Map;
 
@@ -11,4 +12,4 @@ import java.util.Map;
  * that a typo does not silently register something else.
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
-public record TemplateRequest(String pattern, String source, Map<String, Object> params, Duration ttl) {}
+public record TemplateRequest(String pattern, String source, Map<String, Object> params, @JsonDeserialize(using = IsoDuration.class) Duration ttl) {}

@@ -1,15 +1,23 @@
 package io.refresher.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.util.DataSize;
+import io.dropwizard.util.DataSizeUnit;
+import io.dropwizard.validation.MaxDataSize;
+import io.dropwizard.validation.MinDataSize;
 import io.dropwizard.validation.ValidationMethod;
+import io.refresher.registry.RegistrationLimits;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 
 /**
- * The {@code admin:} block: the bearer tokens that guard the admin API. {@code token} grants the
- * role {@code admin} (every request); {@code readToken}, optional, grants the role {@code read}
- * (GET requests only), for dashboards and on-call tooling that must not change anything. Neither
- * value is ever logged or shown.
+ * The {@code admin:} block: the bearer tokens that guard the admin API, and the bounds of what a
+ * request may carry (its body, and each parameter value of a registration). {@code token} grants
+ * the role {@code admin} (every request); {@code readToken}, optional, grants the role {@code
+ * read} (GET requests only), for dashboards and on-call tooling that must not change anything.
+ * Neither token is ever logged or shown.
  */
 public class AdminFactory {
 
@@ -22,6 +30,17 @@ public class AdminFactory {
 
   @Size(min = MIN_TOKEN_LENGTH, message = "must be at least 16 characters (set REFRESHER_ADMIN_READ_TOKEN, or leave it unset)")
   private String readToken;
+
+  /** The largest request body the admin API reads; bigger ones get 413 (a registration is a few hundred bytes). */
+  @NotNull
+  @MinDataSize(value = 1, unit = DataSizeUnit.KIBIBYTES)
+  @MaxDataSize(value = 64, unit = DataSizeUnit.MEBIBYTES)
+  private DataSize maxBodySize = DataSize.mebibytes(1);
+
+  /** The most characters of one parameter value of a key or template registration. */
+  @Min(1)
+  @Max(1_000_000)
+  private int maxParamLength = RegistrationLimits.DEFAULT_MAX_PARAM_LENGTH;
 
   @JsonProperty
   public String getToken() {
@@ -49,6 +68,30 @@ public class AdminFactory {
   @ValidationMethod(message = "readToken must differ from token (REFRESHER_ADMIN_READ_TOKEN and REFRESHER_ADMIN_TOKEN are the same)")
   public boolean isReadTokenDistinct() {
     return readToken == null || token == null || !readToken.equals(token);
+  }
+
+  @JsonProperty
+  public DataSize getMaxBodySize() {
+    return maxBodySize;
+  }
+
+  @JsonProperty
+  public void setMaxBodySize(DataSize maxBodySize) {
+    this.maxBodySize = maxBodySize;
+  }
+
+  @JsonProperty
+  public int getMaxParamLength() {
+    return maxParamLength;
+  }
+
+  @JsonProperty
+  public void setMaxParamLength(int maxParamLength) {
+    this.maxParamLength = maxParamLength;
+  }
+
+  public RegistrationLimits registrationLimits() {
+    return RegistrationLimits.withMaxParamLength(maxParamLength);
   }
 
   @Override

@@ -132,6 +132,15 @@ public class RedisFactory {
   }
 
   @JsonProperty
+  /**
+   * How long the epoch guard's probe waits for Redis: the command timeout, at most 500 ms. A
+   * Redis that does not answer a marker read within it is taken as unreachable, and commands fail
+   * fast until the next probe (100 ms later) succeeds.
+   */
+  public java.time.Duration probeTimeout() {
+    return java.time.Duration.ofMillis(Math.min(timeout.toMilliseconds(), 500));
+  }
+
   public Duration getConnectTimeout() {
     return connectTimeout;
   }
@@ -420,8 +429,13 @@ public class RedisFactory {
     return new ParsedUrl(scheme, uri.getHost(), port, database, user, password);
   }
 
+  /**
+   * Percent-decoding only, as URIs are encoded (RFC 3986). Not {@code URLDecoder}, which decodes
+   * HTML form data and turns {@code +} into a space: a password with a {@code +} then failed to
+   * authenticate. {@code %2B} still means {@code +}.
+   */
   private static String decode(String part) {
-    return URLDecoder.decode(part, StandardCharsets.UTF_8);
+    return URLDecoder.decode(part.replace("+", "%2B"), StandardCharsets.UTF_8);
   }
 
   record ParsedUrl(String scheme, String host, int port, int database, String user, String password) {

@@ -232,19 +232,16 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
   }
 
+  /**
+   * Runs a database call; a failure is classified by {@link PersistenceFailures}: transient ones
+   * become {@link RegistryUnavailableException}, refused input {@link
+   * io.refresher.registry.RegistryRefusedException}, faults stay as they are.
+   */
   static <T> T call(Supplier<T> work) {
     try {
       return work.get();
     } catch (JdbiException e) {
-      throw new RegistryUnavailableException("registry database unavailable: " + rootMessage(e), e);
+      throw PersistenceFailures.classify(e);
     }
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    return root.getMessage();
   }
 }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.refresher.registry.InvalidRegistrationException;
 import io.refresher.registry.KeyTemplate;
-import io.refresher.registry.RegistryUnavailableException;
+import io.refresher.registry.RegistryRefusedException;
 import io.refresher.registry.TemplatePattern;
 import io.refresher.registry.TemplateRepository;
 import io.refresher.registry.Templates;
@@ -13,6 +13,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,8 +23,9 @@ import java.util.Optional;
 import java.util.function.Supplier;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.JdbiException;
 import org.jdbi.v3.core.statement.StatementContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Key templates in PostgreSQL ({@code refresher_template}), with an audit row for every change
@@ -35,8 +39,12 @@ public final class JdbiTemplateRepository implements TemplateRepository {
   /** PostgreSQL's unique_violation: only the pattern can collide, as a name conflict is an update. */
   private static final String UNIQUE_VIOLATION = "23505";
 
+  private static final Logger LOG = LoggerFactory.getLogger(JdbiTemplateRepository.class);
+
   private final Jdbi jdbi;
   private final ObjectMapper json;
+  /** The unreadable rows already warned about, with the version (updated_at) warned about. */
+  private volatile Map<String, Instant> warnedUnreadable = Map.of();
 
   public JdbiTemplateRepository(Jdbi jdbi, ObjectMapper json) {
     this.jdbi = jdbi;
@@ -76,7 +84,7 @@ public final class JdbiTemplateRepository implements TemplateRepository {
                         detail(template));
                     return stored;
                   }));
-    } catch (RegistryUnavailableException e) {
+    } catch (RegistryRefusedException e) {
       if (!isUniqueViolation(e)) {
         throw e;
       }
@@ -144,16 +152,37 @@ public final class JdbiTemplateRepository implements TemplateRepository {
                 }));
   }
 
+  /**
+   * Every template the service can read. A row it cannot read (written by hand, or by another
+   * version: a pattern that does not parse, params that are not an object) is left out with a WARN
+   * naming it, once per version of the row, so that one bad row does not stop the others from
+   * loading.
+   */
   @Override
   public List<KeyTemplate> all() {
-    return call(
-        () ->
-            jdbi.withHandle(
-                handle ->
-                    handle
-                        .createQuery("SELECT " + COLUMNS + " FROM refresher_template ORDER BY name")
-                        .map(this::mapRow)
-                        .list()));
+    List<Row> rows =
+        call(
+            () ->
+                jdbi.withHandle(
+                    handle ->
+                        handle
+                            .createQuery("SELECT " + COLUMNS + " FROM refresher_template ORDER BY name")
+                            .map((rs, ctx) -> Row.read(rs))
+                            .list()));
+    List<KeyTemplate> templates = new ArrayList<>(rows.size());
+    Map<String, Instant> unreadable = new HashMap<>();
+    for (Row row : rows) {
+      try {
+        templates.add(toTemplate(row));
+      } catch (UnreadableRowException e) {
+        unreadable.put(row.name(), row.updatedAt());
+        if (!row.updatedAt().equals(warnedUnreadable.get(row.name()))) {
+          LOG.warn("template '{}' is ignored, its row cannot be read: {}; fix or delete it", row.name(), e.getMessage());
+        }
+      }
+    }
+    warnedUnreadable = Map.copyOf(unreadable);
+    return templates;
   }
 
   @Override
@@ -188,28 +217,55 @@ public final class JdbiTemplateRepository implements TemplateRepository {
   }
 
   private KeyTemplate map(ResultSet rs) throws SQLException {
-    String name = rs.getString("name");
+    Row row = Row.read(rs);
+    try {
+      return toTemplate(row);
+    } catch (UnreadableRowException e) {
+      throw new SQLException(e.getMessage(), e);
+    }
+  }
+
+  private KeyTemplate toTemplate(Row row) throws UnreadableRowException {
     Map<String, Object> params;
     try {
-      params = json.readValue(rs.getString("params"), PARAMS);
+      params = json.readValue(row.params(), PARAMS);
     } catch (JsonProcessingException e) {
-      throw new SQLException("params of template '" + name + "' are not JSON", e);
+      throw new UnreadableRowException("params of template '" + row.name() + "' are not a JSON object", e);
+    }
+    if (params == null) {
+      throw new UnreadableRowException("params of template '" + row.name() + "' are not a JSON object", null);
     }
     TemplatePattern pattern;
     try {
-      pattern = TemplatePattern.parse(rs.getString("pattern"));
+      pattern = TemplatePattern.parse(row.pattern());
     } catch (InvalidRegistrationException e) {
       // Only this service writes the table, after validating; a bad row was written by hand.
-      throw new SQLException("pattern of template '" + name + "' is invalid: " + e.getMessage(), e);
+      throw new UnreadableRowException("pattern of template '" + row.name() + "' is invalid: " + e.getMessage(), e);
     }
-    return new KeyTemplate(
-        name,
-        pattern,
-        rs.getString("source"),
-        params,
-        Duration.ofMillis(rs.getLong("ttl_ms")),
-        rs.getTimestamp("created_at").toInstant(),
-        rs.getTimestamp("updated_at").toInstant());
+    return new KeyTemplate(row.name(), pattern, row.source(), params, row.ttl(), row.createdAt(), row.updatedAt());
+  }
+
+  /** A template row as stored, before its pattern and params are parsed. */
+  private record Row(String name, String pattern, String source, String params, Duration ttl, Instant createdAt, Instant updatedAt) {
+    static Row read(ResultSet rs) throws SQLException {
+      return new Row(
+          rs.getString("name"),
+          rs.getString("pattern"),
+          rs.getString("source"),
+          rs.getString("params"),
+          Duration.ofMillis(rs.getLong("ttl_ms")),
+          rs.getTimestamp("created_at").toInstant(),
+          rs.getTimestamp("updated_at").toInstant());
+    }
+  }
+
+  /** A stored row this version of the service cannot turn into a template. */
+  private static final class UnreadableRowException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    UnreadableRowException(String message, Throwable cause) {
+      super(message, cause);
+    }
   }
 
   private String toJson(Object value) {
@@ -232,7 +288,7 @@ public final class JdbiTemplateRepository implements TemplateRepository {
     return false;
   }
 
-  /** A database failure becomes {@link RegistryUnavailableException}, as for keys. */
+  /** A database failure is classified as for keys (see {@link PersistenceFailures}). */
   private static <T> T call(Supplier<T> work) {
     return JdbiRegistrationRepository.call(work);
   }

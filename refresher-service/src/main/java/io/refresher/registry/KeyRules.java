@@ -32,13 +32,14 @@ public final class KeyRules {
           || c == '\u2029') {
         return Optional.of("must not contain control characters or line separators");
       }
-      if (Character.isSurrogate(c)
-          && !(Character.isHighSurrogate(c)
-              && i + 1 < key.length()
-              && Character.isLowSurrogate(key.charAt(i + 1)))
-          && !(Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(key.charAt(i - 1)))) {
-        return Optional.of("must be valid UTF-8 text");
-      }
+    }
+    if (TextRules.hasLoneSurrogate(key)) {
+      return Optional.of("must be valid UTF-8 text");
+    }
+    if (key.equals(".") || key.equals("..")) {
+      // A path segment of its own: clients and servers resolve it away (/v1/keys/.. is /v1/), so
+      // such a key could not be addressed reliably.
+      return Optional.of("must not be '.' or '..'");
     }
     if (key.startsWith(RESERVED_PREFIX)) {
       return Optional.of("must not start with '" + RESERVED_PREFIX + "' (reserved for the service)");

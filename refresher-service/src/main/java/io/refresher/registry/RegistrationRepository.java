@@ -8,7 +8,8 @@ import java.util.function.LongConsumer;
 
 /**
  * Where registrations live (PostgreSQL in production). Every method throws {@link
- * RegistryUnavailableException} when the store cannot be reached.
+ * RegistryUnavailableException} when the store cannot be reached (transient), and {@link
+ * RegistryRefusedException} when it refuses the input itself (not worth retrying).
  */
 public interface RegistrationRepository extends RegistrationLookup {
 

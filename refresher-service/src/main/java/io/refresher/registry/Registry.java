@@ -63,6 +63,8 @@ public final class Registry {
     if (limit < 1 || limit > MAX_PAGE) {
       throw new InvalidRegistrationException("limit", "must be between 1 and " + MAX_PAGE);
     }
+    TextRules.require("prefix", prefix);
+    TextRules.require("after", after);
     return repository.page(prefix == null ? "" : prefix, after == null ? "" : after, limit);
   }
 

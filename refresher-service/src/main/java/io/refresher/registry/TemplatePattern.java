@@ -104,25 +104,13 @@ public final class TemplatePattern {
     if (text.chars().anyMatch(c -> Character.getType(c) == Character.CONTROL || c == '\u2028' || c == '\u2029')) {
       rules.add("must not contain control characters or line separators");
     }
-    if (hasLoneSurrogate(text)) {
+    if (TextRules.hasLoneSurrogate(text)) {
       rules.add("must be valid UTF-8 text");
     }
     if (text.startsWith(KeyRules.RESERVED_PREFIX)) {
       rules.add("must not start with '" + KeyRules.RESERVED_PREFIX + "' (reserved for the service)");
     }
     return rules;
-  }
-
-  private static boolean hasLoneSurrogate(String text) {
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-        i++;
-      } else if (Character.isSurrogate(c)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**

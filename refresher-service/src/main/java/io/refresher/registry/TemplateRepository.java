@@ -5,7 +5,8 @@ import java.util.Optional;
 
 /**
  * Where key templates live (PostgreSQL in production). Every method throws {@link
- * RegistryUnavailableException} when the store cannot be reached.
+ * RegistryUnavailableException} when the store cannot be reached (transient), and {@link
+ * RegistryRefusedException} when it refuses the input itself (not worth retrying).
  */
 public interface TemplateRepository {
 
@@ -29,7 +30,10 @@ public interface TemplateRepository {
   /** Returns true when a template was deleted. */
   boolean delete(String name);
 
-  /** Every template, in name order. There are at most {@link Templates#MAX_TEMPLATES}. */
+  /**
+   * Every template, in name order. There are at most {@link Templates#MAX_TEMPLATES}. A stored
+   * template that cannot be read is left out (and reported by the store), not a failure of all.
+   */
   List<KeyTemplate> all();
 
   long count();

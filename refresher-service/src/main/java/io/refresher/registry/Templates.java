@@ -88,6 +88,7 @@ public final class Templates {
     if (limit < 1 || limit > MAX_PAGE) {
       throw new InvalidRegistrationException("limit", "must be between 1 and " + MAX_PAGE);
     }
+    TextRules.require("after", after);
     return repository.page(after == null ? "" : after, limit);
   }
 
@@ -110,7 +111,7 @@ public final class Templates {
   private void showInCatalog() {
     try {
       catalog.reload();
-    } catch (RegistryUnavailableException e) {
+    } catch (RuntimeException e) {
       LOG.warn(
           "template change stored, but reloading the template catalog failed ({}); the next periodic reload applies it",
           e.getMessage());

@@ -12,7 +12,7 @@ import java.util.Locale;
 public enum ParamType {
   STRING("a string"),
   LONG("a whole number"),
-  DOUBLE("a number"),
+  DOUBLE("a finite number"),
   BOOLEAN("true or false");
 
   private final String description;
@@ -64,12 +64,17 @@ public enum ParamType {
         }
         break;
       case DOUBLE:
-        if (value instanceof Number number) {
+        // Finite only: "NaN", "Infinity" and digits beyond a double's range would be stored and
+        // bound as non-numbers that no query means.
+        if (value instanceof Number number && Double.isFinite(number.doubleValue())) {
           return number.doubleValue();
         }
         if (value instanceof String text) {
           try {
-            return Double.parseDouble(text.trim());
+            double parsed = Double.parseDouble(text.trim());
+            if (Double.isFinite(parsed)) {
+              return parsed;
+            }
           } catch (NumberFormatException e) {
             break;
           }

@@ -56,6 +56,28 @@ class RedisFactoryTest {
   }
 
   @Test
+  void parse_passwordWithPlus_keepsThePlus() {
+    // A password is percent-encoded in a URL, not form-encoded: '+' is a plus, never a space.
+    RedisFactory.ParsedUrl parsed = RedisFactory.parse("redis://:pa+ss+word@a:6379");
+
+    assertThat(parsed.password()).isEqualTo("pa+ss+word");
+  }
+
+  @Test
+  void parse_percentEncodedUserAndPassword_decoded() {
+    RedisFactory.ParsedUrl parsed = RedisFactory.parse("redis://app%2Buser:p%40ss%3Aw%2Bord%25@a:6379/2");
+
+    assertThat(parsed.user()).isEqualTo("app+user");
+    assertThat(parsed.password()).isEqualTo("p@ss:w+ord%");
+    assertThat(parsed.database()).isEqualTo(2);
+  }
+
+  @Test
+  void isUrlValid_malformedPercentEncodingInPassword_isInvalid() {
+    assertThat(factory("redis://:bad%zzpassword@a:6379", RedisFactory.Mode.SINGLE).isUrlValid()).isFalse();
+  }
+
+  @Test
   void modeFromJson_anyCase_parses() {
     assertThat(RedisFactory.Mode.fromJson(" Cluster ")).isEqualTo(RedisFactory.Mode.CLUSTER);
   }

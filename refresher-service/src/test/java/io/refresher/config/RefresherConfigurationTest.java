@@ -57,10 +57,13 @@ class RefresherConfigurationTest {
     assertThat(redis.getConnectTimeout()).isEqualTo(Duration.seconds(5));
     assertThat(redis.getConnectionPoolSize()).isEqualTo(64);
 
-    DatabaseFactory database = config.getDatabase();
+    RegistryDatabaseFactory database = config.getDatabase();
     assertThat(database.getUrl()).isEqualTo("jdbc:postgresql://localhost:5432/refresher");
     assertThat(database.getMaxPoolSize()).isEqualTo(10);
     assertThat(database.getConnectionTimeout()).isEqualTo(Duration.seconds(5));
+    assertThat(database.getSocketTimeout()).isEqualTo(Duration.seconds(30));
+    assertThat(database.getProbeInterval()).isEqualTo(Duration.seconds(1));
+    assertThat(database.getProbeTimeout()).isEqualTo(Duration.seconds(2));
     assertThat(database.getProperties()).isEmpty();
 
     assertThat(config.getDatasources()).isEmpty();
@@ -118,6 +121,9 @@ class RefresherConfigurationTest {
                 java.time.Duration.ofSeconds(30)));
 
     assertThat(config.getAdmin().getToken()).isEqualTo("0123456789abcdef");
+    assertThat(config.getAdmin().getMaxBodySize().toBytes()).isEqualTo(1024 * 1024);
+    assertThat(config.getAdmin().getMaxParamLength()).isEqualTo(1000);
+    assertThat(config.getAdmin().registrationLimits()).isEqualTo(io.refresher.registry.RegistrationLimits.DEFAULT);
   }
 
   @Test
@@ -254,6 +260,26 @@ class RefresherConfigurationTest {
   }
 
   @Test
+  void build_sourceTimeoutNotBelowSocketTimeout_failsNamingSourceTimeout() throws Exception {
+    String message =
+        failure(
+            """
+            database:
+              url: jdbc:postgresql://localhost:5432/refresher
+              socketTimeout: 10s
+            """
+                + ADMIN
+                + """
+                sources:
+                  report:
+                    sql: SELECT 1
+                    timeout: 10s
+                """);
+
+    assertThat(message).contains("sources.report.timeout").contains("must be below its datasource's socketTimeout (10 seconds)");
+  }
+
+  @Test
   void build_positionalParameters_failsNamingSourceSql() throws Exception {
     String message =
         failure(
@@ -309,6 +335,34 @@ class RefresherConfigurationTest {
                 """);
 
     assertThat(message).contains("admin.token").contains("must be at least 16 characters");
+  }
+
+  @Test
+  void build_adminMaxBodySize_mapped() throws Exception {
+    RefresherConfiguration config =
+        load(
+            DATABASE
+                + """
+                admin:
+                  token: 0123456789abcdef
+                  maxBodySize: 64KiB
+                """);
+
+    assertThat(config.getAdmin().getMaxBodySize().toBytes()).isEqualTo(64 * 1024);
+  }
+
+  @Test
+  void build_adminMaxBodySizeBelowOneKibibyte_failsNamingIt() throws Exception {
+    String message =
+        failure(
+            DATABASE
+                + """
+                admin:
+                  token: 0123456789abcdef
+                  maxBodySize: 100B
+                """);
+
+    assertThat(message).contains("admin.maxBodySize");
   }
 
   @Test

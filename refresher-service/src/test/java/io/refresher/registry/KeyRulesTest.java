@@ -104,4 +104,28 @@ class KeyRulesTest {
     String key = "\n" + "k".repeat(KeyRules.MAX_KEY_BYTES);
     assertThat(KeyRules.violation(key)).contains("must be at most 512 bytes in UTF-8");
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {".", ".."})
+  void violation_dotSegment_refused(String key) {
+    // /v1/keys/.. is resolved away by clients and servers: such a key cannot be addressed reliably.
+    assertThat(KeyRules.violation(key)).contains("must not be '.' or '..'");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"...", ".a", "a.", "a/../b", "./x"})
+  void violation_dotsWithinAKey_accepted(String key) {
+    assertThat(KeyRules.violation(key)).isEmpty();
+  }
+
+  @Test
+  void violation_nul_refusedAsControlCharacter() {
+    assertThat(KeyRules.violation("a\u0000b")).contains("must not contain control characters or line separators");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"a\ud800b", "a\udc00", "\ud800"})
+  void violation_loneSurrogate_refused(String key) {
+    assertThat(KeyRules.violation(key)).contains("must be valid UTF-8 text");
+  }
 }

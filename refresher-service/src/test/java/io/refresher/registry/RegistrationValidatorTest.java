@@ -116,6 +116,26 @@ class RegistrationValidatorTest {
   }
 
   @Test
+  void validate_stringParamWithNulOrLoneSurrogate_refusedNamingIt() {
+    // PostgreSQL cannot hold U+0000 (the registration failed in the database, answered 503), and a
+    // lone surrogate was stored as '?'.
+    Map<String, Object> params = Map.of("q", "a\u0000b", "minPrice", 1.0, "active", true, "limit", 10);
+    Map<String, Object> surrogate = Map.of("q", "a\ud800b", "minPrice", 1.0, "active", true, "limit", 10);
+
+    assertThat(invalid("search:x", "search", params, TTL).errors())
+        .containsExactly(new FieldError("params.q", TextRules.RULE));
+    assertThat(invalid("search:x", "search", surrogate, TTL).errors())
+        .containsExactly(new FieldError("params.q", TextRules.RULE));
+  }
+
+  @Test
+  void validate_numberGivenAsTextWithNul_refusedRatherThanTrimmed() {
+    // Long.parseLong(text.trim()) would read "42\u0000" as 42.
+    assertThat(invalid("product:42", "product-by-id", Map.of("id", "42\u0000"), TTL).errors())
+        .containsExactly(new FieldError("params.id", TextRules.RULE));
+  }
+
+  @Test
   void validate_ttlBelowOneSecond_isRefused() {
     InvalidRegistrationException e =
         invalid("product:42", "product-by-id", Map.of("id", 42), Duration.ofMillis(999));
@@ -181,7 +201,7 @@ class RegistrationValidatorTest {
     assertThat(e.getMessage())
         .contains("key must not be empty")
         .contains("ttl must be between PT1S and PT720H")
-        .contains("params.minPrice must be a number")
+        .contains("params.minPrice must be a finite number")
         .contains("params.active must be true or false")
         .contains("params.limit is required by source 'search' (a whole number)")
         .contains("params.alpha is not a parameter of source 'search'")

@@ -78,7 +78,9 @@ class ParamTypeTest {
   }
 
   static Stream<Object> doubleRefused() {
-    return Stream.of("x", "", true, List.of(1.0));
+    return Stream.of(
+        "x", "", true, List.of(1.0), "NaN", "Infinity", "-Infinity", "1" + "0".repeat(400),
+        new BigDecimal("1e400"), Double.NaN, Double.POSITIVE_INFINITY);
   }
 
   @ParameterizedTest
@@ -86,7 +88,7 @@ class ParamTypeTest {
   void convert_doubleFromNonNumber_throwsNamingRule(Object given) {
     assertThatThrownBy(() -> ParamType.DOUBLE.convert(given))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("must be a number");
+        .hasMessage("must be a finite number");
   }
 
   static Stream<Arguments> booleanAccepted() {

@@ -58,8 +58,23 @@ public final class TestApp {
     return on(name, other.database, other.redis, overrides);
   }
 
+  /** A replica running as a subclass of the application (one with a skewed clock, say). */
+  public static TestApp replicaOf(
+      TestApp other, String name, Class<? extends RefresherApplication> application, String... overrides) {
+    return on(name, other.database, other.redis, application, overrides);
+  }
+
   /** The service on a given database and Redis (for tests that control a server's life). */
   public static TestApp on(String name, TestDatabase database, TestRedis redis, String... overrides) {
+    return on(name, database, redis, RefresherApplication.class, overrides);
+  }
+
+  private static TestApp on(
+      String name,
+      TestDatabase database,
+      TestRedis redis,
+      Class<? extends RefresherApplication> application,
+      String... overrides) {
     // Each service reads its overrides from system properties of its own prefix. With the shared
     // "dw." prefix, two replicas in one class overrode the same properties, and the second one's
     // clean-up restored the first one's values: they leaked into every later test class (a backlog
@@ -79,7 +94,7 @@ public final class TestApp {
     }
     DropwizardAppExtension<RefresherConfiguration> extension =
         new DropwizardAppExtension<>(
-            RefresherApplication.class,
+            application,
             ResourceHelpers.resourceFilePath("config-test.yml"),
             prefix,
             configOverrides.toArray(ConfigOverride[]::new));

@@ -1,0 +1,32 @@
+package io.refresher.api;
+
+import jakarta.annotation.Priority;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.PreMatching;
+import java.io.IOException;
+
+/**
+ * Runs the admin token check on every request the API receives, before it is matched to a
+ * resource: the README promises that every request needs the token, and Jersey answers some
+ * requests without running a resource method at all, so a check bound to resource methods never
+ * saw them (an unauthenticated {@code OPTIONS} answered 200 with the allowed methods; a wrong
+ * method, 405 listing them; an unknown path, 404).
+ */
+@PreMatching
+@Priority(Priorities.AUTHENTICATION)
+public final class AuthenticateEveryRequest implements ContainerRequestFilter {
+
+  private final ContainerRequestFilter authentication;
+
+  /** @param authentication the token check, which throws a 401 when the token is missing or wrong */
+  public AuthenticateEveryRequest(ContainerRequestFilter authentication) {
+    this.authentication = authentication;
+  }
+
+  @Override
+  public void filter(ContainerRequestContext request) throws IOException {
+    authentication.filter(request);
+  }
+}
