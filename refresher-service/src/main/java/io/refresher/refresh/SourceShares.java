@@ -15,8 +15,8 @@ import java.util.function.ToIntFunction;
  * after {@code retryBase}, like one over the datasource's load bound, and holds no worker while it
  * waits.
  *
- * <p>Decorates the datasource load bound ({@link SourceLoad}): the share is taken first (it costs
- * nothing), then the shared bound.
+ * <p>Decorates the datasource load bound ({@link SourceLoad}): the shared bound first, then the
+ * share, taken with the rate permit right before the query ({@link Admission#awaitRate}).
  */
 public final class SourceShares implements SourceLoad {
 
@@ -49,35 +49,35 @@ public final class SourceShares implements SourceLoad {
 
   @Override
   public Optional<Admission> admit(Registration registration) {
+    Optional<Admission> admitted = next.admit(registration);
     String source = registration.source();
     int slots = slotsOfSource.applyAsInt(source);
-    if (slots <= 0) {
-      return next.admit(registration);
-    }
-    Semaphore share = bySource.computeIfAbsent(source, name -> new Semaphore(slots));
-    if (!share.tryAcquire()) {
-      listener.onShareFull(source);
-      return Optional.empty();
-    }
-    Optional<Admission> admitted;
-    try {
-      admitted = next.admit(registration);
-    } catch (RuntimeException e) {
-      share.release();
-      throw e;
-    }
-    if (admitted.isEmpty()) {
-      share.release();
+    if (slots <= 0 || admitted.isEmpty()) {
       return admitted;
     }
+    Semaphore share = bySource.computeIfAbsent(source, name -> new Semaphore(slots));
     Admission inner = admitted.get();
     return Optional.of(
         new Admission() {
+          private boolean holding;
           private boolean closed;
 
+          /**
+           * The share is taken here, right before the query, not at admission: a refresh waiting
+           * for the datasource's rate holds no connection, and taking the share while waiting
+           * would hold back others (a rate-paced refill would run out of order).
+           */
           @Override
           public boolean awaitRate() {
-            return inner.awaitRate();
+            if (!inner.awaitRate()) {
+              return false;
+            }
+            if (!holding && !share.tryAcquire()) {
+              listener.onShareFull(source);
+              return false;
+            }
+            holding = true;
+            return true;
           }
 
           @Override
@@ -89,7 +89,9 @@ public final class SourceShares implements SourceLoad {
             try {
               inner.close();
             } finally {
-              share.release();
+              if (holding) {
+                share.release();
+              }
             }
           }
         });

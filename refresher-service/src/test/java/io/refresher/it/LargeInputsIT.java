@@ -40,11 +40,11 @@ class LargeInputsIT {
           "sources.many-rows.params.count", "long",
           "sources.many-rows.params.stop", "long",
           "sources.many-rows.result", "rows",
-          "sources.many-rows.timeout", "30s",
+          "sources.many-rows.timeout", "20s",
           "sources.big-value.sql", "SELECT repeat('v', CAST(:size AS int)) AS big_value",
           "sources.big-value.params.size", "long",
           "sources.big-value.result", "scalar",
-          "sources.big-value.timeout", "30s",
+          "sources.big-value.timeout", "20s",
           // The first fetch (100 rows) is quick; each later one takes 2 s, past the 1 s timeout.
           "sources.slow-rows.sql",
           "SELECT g AS n, pg_sleep(CASE WHEN g > 100 THEN 0.02 ELSE 0 END)::text AS slow_rows FROM generate_series(1, 1000) AS g",

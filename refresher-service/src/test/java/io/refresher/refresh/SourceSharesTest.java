@@ -31,30 +31,33 @@ class SourceSharesTest {
   }
 
   @Test
-  void admit_beyondTheShare_refusedUntilOneCloses_otherSourcesUnaffected() {
+  void beyondTheShare_theQueryIsNotStarted_untilOneCloses_otherSourcesUnaffected() {
     SourceShares shares = new SourceShares(SourceLoad.UNBOUNDED, source -> source.equals("hung") ? 2 : 0, full::add);
 
-    Optional<SourceLoad.Admission> first = shares.admit(of("hung"));
-    Optional<SourceLoad.Admission> second = shares.admit(of("hung"));
-    Optional<SourceLoad.Admission> third = shares.admit(of("hung"));
+    SourceLoad.Admission first = shares.admit(of("hung")).orElseThrow();
+    SourceLoad.Admission second = shares.admit(of("hung")).orElseThrow();
+    SourceLoad.Admission third = shares.admit(of("hung")).orElseThrow();
+    assertThat(full).as("admission itself takes no share: waiting for the rate holds no connection").isEmpty();
 
-    assertThat(first).isPresent();
-    assertThat(second).isPresent();
-    assertThat(third).as("over its share").isEmpty();
+    assertThat(first.awaitRate()).isTrue();
+    assertThat(second.awaitRate()).isTrue();
+    assertThat(third.awaitRate()).as("over its share").isFalse();
     assertThat(full).containsExactly("hung");
-    assertThat(shares.admit(of("fast"))).as("no share: another source").isPresent();
+    third.close();
+    SourceLoad.Admission other = shares.admit(of("fast")).orElseThrow();
+    assertThat(other.awaitRate()).as("no share: another source").isTrue();
     assertThat(shares.running("hung")).isEqualTo(2);
 
-    first.get().close();
-    first.get().close(); // closing twice gives back one slot only
+    first.close();
+    first.close(); // closing twice gives back one slot only
 
     assertThat(shares.running("hung")).isEqualTo(1);
-    assertThat(shares.admit(of("hung"))).isPresent();
-    assertThat(shares.admit(of("hung"))).isEmpty();
+    assertThat(shares.admit(of("hung")).orElseThrow().awaitRate()).isTrue();
+    assertThat(shares.admit(of("hung")).orElseThrow().awaitRate()).isFalse();
   }
 
   @Test
-  void admit_innerBoundRefusesOrFails_slotGivenBack() {
+  void innerBoundRefusesOrFails_noShareTaken() {
     SourceLoad refusing = registration -> Optional.empty();
     SourceShares shares = new SourceShares(refusing, source -> 1, SourceShares.Listener.NONE);
     assertThat(shares.admit(of("s"))).isEmpty();
@@ -67,5 +70,23 @@ class SourceSharesTest {
     SourceShares failingShares = new SourceShares(failing, source -> 1, SourceShares.Listener.NONE);
     assertThatThrownBy(() -> failingShares.admit(of("s"))).isInstanceOf(CacheUnavailableException.class);
     assertThat(failingShares.running("s")).isZero();
+
+    SourceLoad rateRefused =
+        registration ->
+            Optional.of(
+                new SourceLoad.Admission() {
+                  @Override
+                  public boolean awaitRate() {
+                    return false;
+                  }
+
+                  @Override
+                  public void close() {}
+                });
+    SourceShares rateShares = new SourceShares(rateRefused, source -> 1, SourceShares.Listener.NONE);
+    SourceLoad.Admission admission = rateShares.admit(of("s")).orElseThrow();
+    assertThat(admission.awaitRate()).isFalse();
+    assertThat(rateShares.running("s")).as("the rate ran out first: no share held").isZero();
+    admission.close();
   }
 }
