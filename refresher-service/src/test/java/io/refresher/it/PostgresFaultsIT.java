@@ -65,9 +65,14 @@ class PostgresFaultsIT {
   private static final int KEYS = 20;
   private static final String BODY = "{\"source\":\"counted\",\"params\":{},\"ttl\":\"PT3S\",\"policy\":\"always\"}";
 
-  /** Threads that come and go with the test's own HTTP traffic and process calls, not with the database. */
+  /**
+   * Threads that come and go with the test's own HTTP traffic and process calls, not with the
+   * service: among them the JDK's process reaper (named after the pid it waits for) and the
+   * embedded PostgreSQL's log reader of each server process it starts ("postgres:pid(N)").
+   */
   private static final Pattern TRANSIENT_THREADS =
-      Pattern.compile("dw-.*|process reaper|Attach Listener|HttpClient-.*|ForkJoinPool.*|awaitility.*|jersey-client.*");
+      Pattern.compile(
+          "dw-.*|process reaper.*|postgres:pid.*|Attach Listener|HttpClient-.*|ForkJoinPool.*|awaitility.*|jersey-client.*");
 
   /**
    * Fixed-size pools that start their threads only as work arrives: the refresh workers
