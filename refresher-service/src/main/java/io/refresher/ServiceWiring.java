@@ -4,7 +4,6 @@ import com.codahale.metrics.CachedGauge;
 import com.codahale.metrics.Gauge;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
-import io.dropwizard.auth.oauth.OAuthCredentialAuthFilter;
 import io.dropwizard.core.server.AbstractServerFactory;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
@@ -13,14 +12,11 @@ import io.refresher.access.HotKeyTracker;
 import io.refresher.access.HotSetAdmission;
 import io.refresher.access.HotSetView;
 import io.refresher.access.PopularityKeeper;
-import io.refresher.api.AdminPrincipal;
-import io.refresher.api.AdminTokenAuthenticator;
-import io.refresher.api.AuthenticateEveryRequest;
+import io.refresher.api.AdminApiAuth;
 import io.refresher.api.ErrorMappers;
 import io.refresher.api.OpenApiDocument;
 import io.refresher.api.OpenApiResource;
 import io.refresher.api.HotResource;
-import io.refresher.api.JsonUnauthorizedHandler;
 import io.refresher.api.KeyResource;
 import io.refresher.api.SourceResource;
 import io.refresher.api.PrewarmResource;
@@ -34,6 +30,7 @@ import io.refresher.cache.RedisConnectionEvents;
 import io.refresher.cache.RedisHotSetStore;
 import io.refresher.cache.RedisPopularityStore;
 import io.refresher.cache.RedisPrewarmRecords;
+import io.refresher.cache.RedisReachability;
 import io.refresher.cache.RedisValuePresence;
 import io.refresher.cache.RedisSourceLoad;
 import io.refresher.cache.RedisDueIndex;
@@ -51,6 +48,9 @@ import io.refresher.health.RedisHealthCheck;
 import io.refresher.health.RefreshMetrics;
 import io.refresher.health.SchedulerHealthCheck;
 import io.refresher.health.SourceLoadMetrics;
+import io.refresher.persistence.DatabaseAvailability;
+import io.refresher.persistence.DatabaseProbe;
+import io.refresher.persistence.FailFastDataSource;
 import io.refresher.persistence.JdbiEpochStore;
 import io.refresher.prewarm.Prewarmer;
 import io.refresher.persistence.JdbiPopularityArchive;
@@ -65,11 +65,11 @@ import io.refresher.refresh.LoadBound;
 import io.refresher.refresh.RefreshDispatcher;
 import io.refresher.refresh.RefreshPlanner;
 import io.refresher.refresh.RefreshService;
+import io.refresher.refresh.SourceShares;
 import io.refresher.refresh.RefreshSettings;
 import io.refresher.refresh.Refresher;
 import io.refresher.refresh.RescheduleBuffer;
 import io.refresher.registry.KeyResolver;
-import io.refresher.registry.RegistrationLimits;
 import io.refresher.registry.RegistrationValidator;
 import io.refresher.registry.Registration;
 import io.refresher.registry.Registry;
@@ -92,7 +92,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
 import org.jdbi.v3.core.Jdbi;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
@@ -149,24 +148,52 @@ public final class ServiceWiring {
     HikariDataSource registryPool = config.getDatabase()
             .build("refresher-registry", false, config.getDatabase().getMaxPoolSize(), SchemaMigrator.SCHEMA);
     environment.lifecycle().manage(closing(registryPool::close));
+    // Each pool's gauges (<pool>.pool.ActiveConnections, TotalConnections, PendingConnections...)
+    // are on /metrics: borrowed connections that never come back show there.
+    registryPool.setMetricRegistry(environment.metrics());
     new SchemaMigrator(registryPool).migrate();
-    Jdbi registryJdbi = Jdbi.create(registryPool);
+    // Everything that reads or writes the registry goes through this data source: while the probe
+    // knows PostgreSQL is down it refuses at once, instead of every request and dispatcher batch
+    // waiting out the pool's connection timeout.
+    DatabaseAvailability registryAvailability = new DatabaseAvailability(localClock);
+    DatabaseProbe registryProbe =
+        new DatabaseProbe(
+            config.getDatabase()::openProbeConnection,
+            registryAvailability,
+            config.getDatabase().getProbeInterval().toJavaDuration(),
+            localClock);
+    environment.lifecycle().manage(new Managed() {
+      @Override
+      public void start() {
+        registryProbe.start();
+      }
+
+      @Override
+      public void stop() throws InterruptedException {
+        registryProbe.stop();
+      }
+    });
+    Jdbi registryJdbi = Jdbi.create(new FailFastDataSource(registryPool, registryAvailability));
     // Quartz holds connections for its row locks and cluster check-ins; on its own small pool it
     // can never make the dispatcher's per-batch registration lookups wait for a connection.
     int quartzConnections = config.getScheduler().getQuartzThreads() + 3;
     HikariDataSource quartzPool =
         config.getDatabase().build("refresher-quartz", false, quartzConnections, SchemaMigrator.SCHEMA);
+    quartzPool.setMetricRegistry(environment.metrics());
     environment.lifecycle().manage(closing(quartzPool::close));
 
     SourceCatalog catalog = new SourceCatalog(sourceDefinitions(config));
     Map<String, DataSource> sourceDatasources = new LinkedHashMap<>();
+    int defaultSourcePool = Math.max(2, dispatch.workers() + 2);
     HikariDataSource defaultSources =
-        config.getDatabase().build("refresher-sources-default", true, Math.max(2, dispatch.workers() + 2));
+        config.getDatabase().build("refresher-sources-default", true, defaultSourcePool);
+    defaultSources.setMetricRegistry(environment.metrics());
     environment.lifecycle().manage(closing(defaultSources::close));
     sourceDatasources.put(SourceFactory.DEFAULT_DATASOURCE, defaultSources);
     for (Map.Entry<String, DatabaseFactory> extra : config.getDatasources().entrySet()) {
       HikariDataSource pool =
           extra.getValue().build("refresher-sources-" + extra.getKey(), true, extra.getValue().getMaxPoolSize());
+      pool.setMetricRegistry(environment.metrics());
       environment.lifecycle().manage(closing(pool::close));
       sourceDatasources.put(extra.getKey(), pool);
     }
@@ -180,15 +207,17 @@ public final class ServiceWiring {
     environment.metrics().register("refresher.clock.offset-ms", (Gauge<Long>) clock::offsetMillis);
 
     JdbiRegistrationRepository repository = new JdbiRegistrationRepository(registryJdbi, json);
-    RedisDueIndex dueIndex = new RedisDueIndex(redisson, config.getScheduler().getDueShards());
-    RedisCacheStore cacheStore = new RedisCacheStore(redisson);
+    // Marked by the epoch guard's probes; while Redis is known to be away the adapters fail fast.
+    RedisReachability reachability = new RedisReachability();
+    RedisDueIndex dueIndex = new RedisDueIndex(redisson, config.getScheduler().getDueShards(), reachability);
+    RedisCacheStore cacheStore = new RedisCacheStore(redisson, reachability);
     RescheduleBuffer reschedules = new RescheduleBuffer(dueIndex);
     RefreshPlanner planner = new RefreshPlanner(refreshSettings, RefreshPlanner.threadLocalRandom());
     RefreshMetrics metrics = new RefreshMetrics(environment.metrics());
     JdbiTemplateRepository templateRepository = new JdbiTemplateRepository(registryJdbi, json);
     TemplateCatalog templateCatalog = new TemplateCatalog(templateRepository, catalog);
     templateCatalog.reload();
-    RegistrationValidator validator = new RegistrationValidator(catalog, RegistrationLimits.DEFAULT);
+    RegistrationValidator validator = new RegistrationValidator(catalog, config.getAdmin().registrationLimits());
     Templates templates = new Templates(templateRepository, validator, catalog, templateCatalog, clock);
     KeyResolver resolver =
         new KeyResolver(
@@ -207,7 +236,7 @@ public final class ServiceWiring {
             clock);
 
     RedisPopularityStore popularityStore = new RedisPopularityStore(redisson);
-    RedisHotSetStore hotSetStore = new RedisHotSetStore(redisson);
+    RedisHotSetStore hotSetStore = new RedisHotSetStore(redisson, reachability);
     DueIndexReconciler reconciler =
         new DueIndexReconciler(repository, dueIndex, () -> hotSetStore.all().keySet(), clock);
     HotSetView hotSet = new HotSetView(hotSetStore, popularityStore, accessSettings, clock);
@@ -240,7 +269,7 @@ public final class ServiceWiring {
             new RedisValuePresence(redisson),
             dueIndex,
             hotSetStore,
-            new RedisPrewarmRecords(redisson, json),
+            new RedisPrewarmRecords(redisson, json, reachability),
             accessSettings,
             HotSetAdmission.registrationGrace(accessSettings),
             refreshSettings.ttr().initial(),
@@ -259,7 +288,9 @@ public final class ServiceWiring {
             new JdbiEpochStore(registryJdbi),
             prewarmer::onDataLoss,
             () -> indexRegisteredDuringOutage(refreshServiceHolder[0]),
-            config.getScheduler().getEpochCheckInterval().toJavaDuration());
+            config.getScheduler().getEpochCheckInterval().toJavaDuration(),
+            reachability,
+            config.getRedis().probeTimeout());
     connections.onConnect(epochGuard::checkSoon);
     LagTracker lag = new LagTracker();
     List<LoadBound> loadBounds = new ArrayList<>();
@@ -272,16 +303,23 @@ public final class ServiceWiring {
             loadBounds,
             source -> catalog.find(source).map(SourceDefinition::datasource).orElse(null),
             loadMetrics,
-            refreshSettings.lockLease());
+            refreshSettings.lockLease(),
+            reachability);
     loadMetrics.register(sourceLoad);
     sourceLoad.initialise();
+    Map<String, Integer> shareSlots = sourceShareSlots(config, catalog, defaultSourcePool);
+    SourceShares sourceShares =
+        new SourceShares(
+            sourceLoad,
+            source -> shareSlots.getOrDefault(source, 0),
+            source -> environment.metrics().counter("refresher.source." + source + ".share-full").inc());
 
     Refresher refresher =
         new Refresher(
-            new JdbcValueLoader(catalog, sourceDatasources, json),
-            sourceLoad,
+            new JdbcValueLoader(catalog, sourceDatasources, json, refreshSettings.maxValueBytes()),
+            sourceShares,
             cacheStore,
-            new RedisKeyLocks(redisson),
+            new RedisKeyLocks(redisson, reachability),
             epochGuard,
             planner,
             refreshSettings,
@@ -316,6 +354,17 @@ public final class ServiceWiring {
                 SampleAccessJob.class, new SampleAccessJob(hotKeys, () -> refreshView(hotSet, viewLog)),
                 SnapshotPopularityJob.class, new SnapshotPopularityJob(popularity)));
 
+    // Before anything of this replica claims or writes due entries in bulk: entries placed for
+    // another scheduler.dueShards are moved to this one's (RedisDueIndex, DueShardLayout).
+    environment.lifecycle().manage(new Managed() {
+      @Override
+      public void start() {
+        dueIndex.adoptConfiguredLayout();
+      }
+
+      @Override
+      public void stop() {}
+    });
     RedisEvictionPolicy evictionPolicy =
         RedisEvictionPolicy.of(redisson, config.getRedis().getMode() == RedisFactory.Mode.CLUSTER);
     environment.lifecycle().manage(new Managed() {
@@ -385,10 +434,10 @@ public final class ServiceWiring {
     });
 
     environment.healthChecks().register(
-        "redis", new RedisHealthCheck(redisson, config.getRedis().redactedUrl(), evictionPolicy));
+        "redis", new RedisHealthCheck(redisson, config.getRedis().redactedUrl(), evictionPolicy, reachability));
     environment.metrics().register(
         "refresher.redis.eviction-policy-safe", (Gauge<Integer>) () -> evictionPolicy.safety().gauge());
-    environment.healthChecks().register("postgres", new PostgresHealthCheck(registryJdbi));
+    environment.healthChecks().register("postgres", new PostgresHealthCheck(registryAvailability, localClock));
     environment.healthChecks().register("scheduler", new SchedulerHealthCheck(dispatcher, quartz));
 
     environment.metrics().register("refresher.dispatch.in-flight", (Gauge<Integer>) dispatcher::inFlight);
@@ -412,22 +461,14 @@ public final class ServiceWiring {
     PrometheusEndpoint.register(environment.metrics(), environment.admin());
 
     ErrorMappers.register(environment.jersey().getResourceConfig());
-    environment.jersey().register(
-        new AuthenticateEveryRequest(
-            new OAuthCredentialAuthFilter.Builder<AdminPrincipal>()
-                .setAuthenticator(new AdminTokenAuthenticator(config.getAdmin().getToken()))
-                .setPrefix("Bearer")
-                .setRealm("refresher")
-                .setUnauthorizedHandler(new JsonUnauthorizedHandler())
-                .buildAuthFilter()));
-    environment.jersey().register(RolesAllowedDynamicFeature.class);
+    AdminApiAuth.register(environment.jersey(), config.getAdmin().getToken(), config.getAdmin().getReadToken());
     environment.jersey().register(new KeyResource(registry, refreshService, resolver, hotSet));
     environment.jersey().register(new HotResource(hotSet, resolver, refreshService));
     environment.jersey().register(new SourceResource(catalog));
     environment.jersey().register(new TemplateResource(templates));
     environment.jersey().register(
         new PrewarmResource(prewarmer, epochGuard, () -> SourceLoadMetrics.view(environment.metrics(), sourceLoad)));
-    environment.jersey().register(new OpenApiResource(OpenApiDocument::json));
+    environment.jersey().register(new OpenApiResource(() -> OpenApiDocument.json(config.getAdmin().getMaxParamLength())));
     PrewarmMetrics.register(environment.metrics(), prewarmer);
 
     return new Parts(
@@ -446,6 +487,35 @@ public final class ServiceWiring {
         resolver,
         templateCatalog,
         clock);
+  }
+
+  /**
+   * The concurrent queries each source may run on this replica: its datasource's
+   * {@code sourceShare} of the pool, for sources that share a datasource with others (a source
+   * alone on its datasource has no share to keep).
+   */
+  private static Map<String, Integer> sourceShareSlots(
+      RefresherConfiguration config, SourceCatalog catalog, int defaultPoolSize) {
+    Map<String, List<String>> sourcesByDatasource = new LinkedHashMap<>();
+    for (SourceDefinition source : catalog.all()) {
+      sourcesByDatasource.computeIfAbsent(source.datasource(), name -> new ArrayList<>()).add(source.name());
+    }
+    Map<String, Integer> slots = new LinkedHashMap<>();
+    sourcesByDatasource.forEach(
+        (datasource, sources) -> {
+          if (sources.size() < 2) {
+            return;
+          }
+          DatabaseFactory factory =
+              SourceFactory.DEFAULT_DATASOURCE.equals(datasource) ? config.getDatabase() : config.getDatasources().get(datasource);
+          if (factory == null) {
+            return;
+          }
+          int pool = SourceFactory.DEFAULT_DATASOURCE.equals(datasource) ? defaultPoolSize : factory.getMaxPoolSize();
+          int each = SourceShares.slots(factory.getSourceShare(), pool);
+          sources.forEach(source -> slots.put(source, each));
+        });
+    return slots;
   }
 
   private static final long TEMPLATE_RELOAD_MILLIS = 2000;

@@ -213,6 +213,22 @@ public final class EmbeddedRedis implements AutoCloseable {
   }
 
   /**
+   * Closes every client connection ({@code CLIENT KILL TYPE normal}): a network blip, a proxy or
+   * load balancer dropping idle connections. The server and its data stay. Returns how many were
+   * closed.
+   */
+  public synchronized long killClientConnections() {
+    requireRunning("killClientConnections");
+    requireNotFrozen("killClientConnections");
+    try (RespConnection connection = RespConnection.open(port, TIMEOUT)) {
+      Object killed = connection.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+      return killed instanceof Number number ? number.longValue() : 0;
+    } catch (IOException e) {
+      throw new UncheckedIOException("embedded Redis :" + port + " did not kill its clients", e);
+    }
+  }
+
+  /**
    * A planned restart that keeps the data (a rolling upgrade, a node replaced with its volume):
    * {@code SHUTDOWN SAVE}, then a new process on the same port that loads the snapshot. Clients see
    * their connections closed and the same data afterwards. Only for a server started with {@link

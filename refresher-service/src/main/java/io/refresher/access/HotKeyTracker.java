@@ -37,6 +37,10 @@ import org.slf4j.LoggerFactory;
  * Every {@value #FULL_RESOLVE_EVERY} ticks the whole hot set is looked up again (catching deleted
  * registrations and templates) and re-added to the due index where missing.
  *
+ * <p>Consuming the counters is idempotent ({@link PopularityStore#add}): a sampling that failed
+ * part-way is finished by the next one, and two samplers at once (Quartz's exclusion does not hold
+ * across a partition) count every read once.
+ *
  * <p>After a pause (the sampler stopped, a fresh start) it catches up on at most {@link
  * CatchUp#secondsPerSampling()} seconds per tick, oldest first, read {@link
  * CatchUp#secondsPerRead()} at a time: memory and a tick's duration stay bounded however long it
@@ -185,12 +189,16 @@ public final class HotKeyTracker {
                 () ->
                     popularity.initialise(
                         new PopularityStore.State(now, lastComplete - MAX_SECONDS_BEHIND)));
-    long landmark = state.landmarkMillis();
-    if (decay.needsRescale(now, landmark)) {
-      popularity.rescale(decay.rescaleFactor(now, landmark), now);
-      landmark = now;
+    // An unfinished consumption's increments are against the landmark in force: it is finished
+    // first, and the rescale waits for the next sampling (scores have room to e^709).
+    if (state.consuming().isEmpty() && decay.needsRescale(now, state.landmarkMillis())) {
+      state =
+          popularity.rescale(state, decay.rescaleFactor(now, state.landmarkMillis()), now)
+              ? new PopularityStore.State(now, state.cursorSecond())
+              : popularity.state().orElse(state); // another sampler rescaled or started consuming
     }
-    Consumed consumed = consume(state.cursorSecond(), lastComplete, landmark);
+    long landmark = state.landmarkMillis();
+    Consumed consumed = consume(state, lastComplete);
     long cursor = consumed.cursor();
     popularity.prune(decay.score(settings.hotThreshold() * FORGET_FRACTION, now, landmark), settings.maxTracked());
 
@@ -215,14 +223,30 @@ public final class HotKeyTracker {
    * Folds in the oldest pending seconds, at most {@link CatchUp#secondsPerSampling()} of them, a
    * round trip of {@link CatchUp#secondsPerRead()} seconds at a time: each round trip's counts are
    * summed into the increments and dropped before the next is read. The increments and the cursor
-   * (the last second consumed) are written together, and only then are the buckets deleted: a
-   * failure on the way consumes nothing, and the next sampling reads the same seconds again.
+   * (the last second consumed) are written together, and only then are the buckets deleted.
+   *
+   * <p>Consuming is idempotent ({@link PopularityStore#add}): a sampling that fails part-way leaves
+   * its seconds unfinished in the store, and the next sampling, here or on another replica, reads
+   * exactly those seconds again and adds only what was not added yet. A sampling whose write is
+   * refused (another sampler consumed these seconds meanwhile, or is consuming others on top of
+   * the same cursor) consumes nothing and deletes nothing.
    */
-  private Consumed consume(long cursor, long lastComplete, long landmark) {
-    if (lastComplete <= cursor) {
+  private Consumed consume(PopularityStore.State state, long lastComplete) {
+    long cursor = state.cursorSecond();
+    long from;
+    long until;
+    int bound;
+    if (state.consuming().isPresent()) {
+      from = state.consuming().get().first();
+      until = state.consuming().get().last();
+      bound = Integer.MAX_VALUE; // bounded when it was started
+    } else if (lastComplete > cursor) {
+      from = Math.max(cursor + 1, lastComplete - MAX_SECONDS_BEHIND + 1);
+      until = lastComplete;
+      bound = catchUp.secondsPerSampling();
+    } else {
       return new Consumed(0, 0, cursor);
     }
-    long from = Math.max(cursor + 1, lastComplete - MAX_SECONDS_BEHIND + 1);
     // The bound counts seconds that held reads: an empty second costs one round trip and nothing
     // on the heap, so a fresh start (a minute of empty buckets behind it) catches up at once.
     long to = from - 1;
@@ -230,16 +254,16 @@ public final class HotKeyTracker {
     Map<String, Double> increments = new HashMap<>();
     List<Long> seconds = new ArrayList<>();
     long reads = 0;
-    for (long first = from; first <= lastComplete && withReads < catchUp.secondsPerSampling(); first += catchUp.secondsPerRead()) {
+    for (long first = from; first <= until && withReads < bound; first += catchUp.secondsPerRead()) {
       List<Long> chunk = new ArrayList<>(catchUp.secondsPerRead());
-      for (long second = first; second <= Math.min(lastComplete, first + catchUp.secondsPerRead() - 1); second++) {
+      for (long second = first; second <= Math.min(until, first + catchUp.secondsPerRead() - 1); second++) {
         chunk.add(second);
       }
       for (Map.Entry<Long, Map<String, Long>> bucket : counts.readAll(chunk).entrySet()) {
         if (!bucket.getValue().isEmpty()) {
           withReads++;
         }
-        double weight = decay.weight((bucket.getKey() + 1) * 1000, landmark);
+        double weight = decay.weight((bucket.getKey() + 1) * 1000, state.landmarkMillis());
         for (Map.Entry<String, Long> count : bucket.getValue().entrySet()) {
           increments.merge(count.getKey(), count.getValue() * weight, Double::sum);
           reads += count.getValue();
@@ -248,7 +272,12 @@ public final class HotKeyTracker {
       seconds.addAll(chunk);
       to = chunk.get(chunk.size() - 1);
     }
-    popularity.add(increments, to);
+    if (!popularity.add(state, new PopularityStore.Seconds(from, to), increments)) {
+      // Two samplers at once (a replica cut off from the scheduler's database may still be in a
+      // sampling when another takes over), or a consumption given up: the state is read again next time.
+      LOG.info("access seconds {}..{} not consumed by this sampling: popularity's state moved on meanwhile", from, to);
+      return new Consumed(0, 0, cursor);
+    }
     counts.delete(seconds);
     return new Consumed(reads, seconds.size(), to);
   }

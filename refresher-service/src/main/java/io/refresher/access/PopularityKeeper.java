@@ -20,6 +20,7 @@ public final class PopularityKeeper {
   private static final Logger LOG = LoggerFactory.getLogger(PopularityKeeper.class);
   /** A row not refreshed for 20 half-lives has decayed below a millionth of its rate: forget it. */
   private static final int FORGET_AFTER_HALF_LIVES = 20;
+  private static final int RESTORE_ATTEMPTS = 3;
 
   private final PopularityStore popularity;
   private final PopularityArchive archive;
@@ -66,23 +67,30 @@ public final class PopularityKeeper {
     if (saved.isEmpty()) {
       return 0;
     }
-    long now = clock.millis();
-    long lastSecond = Math.floorDiv(now - settings.settle().toMillis(), 1000L) - 1;
-    // Counters written since the loss are still read: the cursor starts a bucket lifetime back.
-    PopularityStore.State state =
-        popularity
-            .state()
-            .orElseGet(
-                () ->
-                    popularity.initialise(
-                        new PopularityStore.State(now, lastSecond - AccessProtocol.BUCKET_TTL_SECONDS)));
-    Map<String, Double> scores = new HashMap<>(saved.size() * 2);
-    for (PopularityArchive.Saved row : saved) {
-      // The score the saved rate had when saved is the score it has now, decayed since.
-      scores.put(row.key(), decay.score(row.rate(), row.sampledAt().toEpochMilli(), state.landmarkMillis()));
+    // The scores are computed against the landmark in force; a sampler rescaling meanwhile moves
+    // it, and the store refuses them: computed again. Raising twice is harmless (the higher wins).
+    for (int attempt = 1; attempt <= RESTORE_ATTEMPTS; attempt++) {
+      long now = clock.millis();
+      long lastSecond = Math.floorDiv(now - settings.settle().toMillis(), 1000L) - 1;
+      // Counters written since the loss are still read: the cursor starts a bucket lifetime back.
+      PopularityStore.State state =
+          popularity
+              .state()
+              .orElseGet(
+                  () ->
+                      popularity.initialise(
+                          new PopularityStore.State(now, lastSecond - AccessProtocol.BUCKET_TTL_SECONDS)));
+      Map<String, Double> scores = new HashMap<>(saved.size() * 2);
+      for (PopularityArchive.Saved row : saved) {
+        // The score the saved rate had when saved is the score it has now, decayed since.
+        scores.put(row.key(), decay.score(row.rate(), row.sampledAt().toEpochMilli(), state.landmarkMillis()));
+      }
+      if (popularity.raise(state.landmarkMillis(), scores)) {
+        LOG.info("popularity restored from PostgreSQL after Redis lost its data: {} keys", saved.size());
+        return saved.size();
+      }
     }
-    popularity.raise(scores);
-    LOG.info("popularity restored from PostgreSQL after Redis lost its data: {} keys", saved.size());
-    return saved.size();
+    throw new IllegalStateException(
+        "popularity's landmark kept moving while it was restored (" + RESTORE_ATTEMPTS + " attempts)");
   }
 }

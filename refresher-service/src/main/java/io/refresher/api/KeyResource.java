@@ -13,7 +13,7 @@ import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
-import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  */
 @Path("/v1/keys")
 @Produces(MediaType.APPLICATION_JSON)
-@PermitAll
+// Admin-only unless a method says otherwise: a method added without its own annotation
+// cannot be reached with the read token.
+@RolesAllowed(Roles.ADMIN)
 public final class KeyResource {
 
   private static final Logger LOG = LoggerFactory.getLogger(KeyResource.class);
@@ -112,6 +114,7 @@ public final class KeyResource {
 
   /** A registered key, or a key a template covers (with {@code template} naming it). */
   @GET
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
   @Path("/{key: .+}")
   @Operation(
       operationId = "getKey",
@@ -141,6 +144,7 @@ public final class KeyResource {
         @ApiResponse(responseCode = "422", ref = OpenApiDocument.INVALID),
         @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
       })
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
   public KeyPage list(
       @QueryParam("prefix") @DefaultValue("") String prefix,
       @QueryParam("after") @DefaultValue("") String after,

@@ -26,6 +26,8 @@ import io.swagger.v3.oas.models.responses.ApiResponse;
 import io.swagger.v3.oas.models.responses.ApiResponses;
 import io.swagger.v3.oas.models.security.SecurityRequirement;
 import io.swagger.v3.oas.models.security.SecurityScheme;
+import jakarta.annotation.security.RolesAllowed;
+import java.lang.reflect.Method;
 import java.math.BigDecimal;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -69,17 +71,17 @@ public final class OpenApiDocument {
 
   private OpenApiDocument() {}
 
-  /** The document as JSON. */
-  public static String json() {
+  /** The document as JSON, for a service whose parameter values are bounded to {@code maxParamLength} characters. */
+  public static String json(int maxParamLength) {
     try {
-      return Json.mapper().writeValueAsString(build());
+      return Json.mapper().writeValueAsString(build(maxParamLength));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("the OpenAPI document cannot be written as JSON", e);
     }
   }
 
   /** The document, read from {@link #RESOURCES}. */
-  public static OpenAPI build() {
+  public static OpenAPI build(int maxParamLength) {
     OpenAPI api = new Reader(new SwaggerConfiguration().openAPI(new OpenAPI())).read(new LinkedHashSet<>(RESOURCES));
     api.info(
         new Info()
@@ -88,7 +90,9 @@ public final class OpenApiDocument {
             .description(
                 "Registers the keys and key templates the Refresher service keeps fresh in Redis, and shows "
                     + "their live status, the hot set, the sources and the refill after a Redis data loss. "
-                    + "Every request needs 'Authorization: Bearer <admin token>', whatever its method or path. "
+                    + "Every request needs 'Authorization: Bearer <token>', whatever its method or path: the "
+                    + "admin token for every operation, the read token (admin.readToken) for those whose "
+                    + "x-roles include 'read' (the GETs); other operations answer 403 to it. "
                     + "Every error, including those the HTTP server raises itself, has the ApiError shape. "
                     + "A rejected request changes nothing."));
     api.addSecurityItem(new SecurityRequirement().addList(BEARER));
@@ -99,12 +103,14 @@ public final class OpenApiDocument {
         new SecurityScheme()
             .type(SecurityScheme.Type.HTTP)
             .scheme("bearer")
-            .description("The admin token (REFRESHER_ADMIN_TOKEN)."));
+            .description(
+                "The admin token (REFRESHER_ADMIN_TOKEN, role 'admin'), or the read token "
+                    + "(REFRESHER_ADMIN_READ_TOKEN, role 'read': GETs only)."));
     ModelConverters.getInstance().readAll(ApiError.class).forEach(components::addSchemas);
     components.getSchemas().get("FieldError")
         .description("One broken rule: the field, as a JSON path, and what it must be.")
         .required(List.of("field", "rule"));
-    components.addSchemas("ParamValues", paramValues());
+    components.addSchemas("ParamValues", paramValues(maxParamLength));
     components.addSchemas(KEY_SCHEMA, keySchema());
     components.addSchemas(TEMPLATE_NAME_SCHEMA, templateNameSchema());
     // A record of the prewarm domain, which carries no annotations: what an idle refill leaves out.
@@ -113,10 +119,12 @@ public final class OpenApiDocument {
     Paths sorted = new Paths();
     new TreeMap<>(api.getPaths()).forEach(sorted::addPathItem);
     api.paths(sorted);
+    Map<String, List<String>> roles = rolesByOperationId();
     for (PathItem path : sorted.values()) {
       for (Operation operation : path.readOperations()) {
         describeSharedParameters(operation);
         requireJsonBody(operation);
+        addRoles(operation, roles.get(operation.getOperationId()));
         addSharedResponses(operation);
       }
     }
@@ -131,22 +139,57 @@ public final class OpenApiDocument {
     }
   }
 
-  private static Schema<?> paramValues() {
+  private static Schema<?> paramValues(int maxParamLength) {
     Schema<Object> value =
         new Schema<>()
             .description("A JSON scalar; see ParamValues for how each declared type converts it.")
-            .anyOf(List.of(new StringSchema(), new NumberSchema(), new BooleanSchema()));
+            .anyOf(List.of(new StringSchema().maxLength(maxParamLength), new NumberSchema(), new BooleanSchema()));
     return new ObjectSchema()
-        .description(OpenApiRules.PARAMS_DESCRIPTION)
+        .description(
+            OpenApiRules.PARAMS_DESCRIPTION + " Each value, as given, is at most " + maxParamLength
+                + " characters (code points; admin.maxParamLength).")
         .nullable(true)
         .additionalProperties(value);
+  }
+
+  /**
+   * The roles of each operation, from the {@code @RolesAllowed} of its method or, when it has
+   * none, of its class: the document says what the service enforces, not what a convention says.
+   */
+  private static Map<String, List<String>> rolesByOperationId() {
+    Map<String, List<String>> roles = new LinkedHashMap<>();
+    for (Class<?> resource : RESOURCES) {
+      for (Method method : resource.getDeclaredMethods()) {
+        io.swagger.v3.oas.annotations.Operation operation =
+            method.getAnnotation(io.swagger.v3.oas.annotations.Operation.class);
+        RolesAllowed allowed = method.isAnnotationPresent(RolesAllowed.class)
+            ? method.getAnnotation(RolesAllowed.class)
+            : resource.getAnnotation(RolesAllowed.class);
+        if (operation != null && allowed != null) {
+          roles.put(operation.operationId(), List.of(allowed.value()));
+        }
+      }
+    }
+    return roles;
+  }
+
+  /** {@code x-roles}, and 403 for an operation the read token may not call. */
+  private static void addRoles(Operation operation, List<String> roles) {
+    if (roles == null) {
+      throw new IllegalStateException("operation " + operation.getOperationId() + " has no @RolesAllowed");
+    }
+    operation.addExtension("x-roles", roles);
+    if (!roles.contains(Roles.READ)) {
+      addIfAbsent(operation.getResponses(), "403", "Forbidden");
+    }
   }
 
   private static void addErrorResponses(Components components) {
     components.addResponses("BadRequest", error(
         "Malformed JSON, an unknown field, a field given twice, a value of the wrong type or format, a "
             + "request the HTTP server cannot parse, or a value the database refuses."));
-    components.addResponses("Unauthorized", error("The admin token is missing or wrong."));
+    components.addResponses("Unauthorized", error("The token is missing or wrong."));
+    components.addResponses("Forbidden", error("The read token on an operation for the admin token only; nothing was changed."));
     components.addResponses("NotFound", error("The key or template is not registered."));
     components.addResponses("Conflict", error("The change conflicts with what is stored, or a prewarm is running."));
     components.addResponses("TooLarge", error("The body is over admin.maxBodySize (1 MiB by default)."));

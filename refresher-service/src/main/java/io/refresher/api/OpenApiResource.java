@@ -4,7 +4,7 @@ import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
-import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -21,13 +21,13 @@ import java.util.function.Supplier;
  */
 @Path("/v1/openapi.json")
 @Produces(MediaType.APPLICATION_JSON)
-@PermitAll
+@RolesAllowed(Roles.ADMIN)
 public final class OpenApiResource {
 
   private final Supplier<String> build;
   private volatile String document;
 
-  /** @param build builds the document as JSON: {@link OpenApiDocument#json()} */
+  /** @param build builds the document as JSON: {@link OpenApiDocument#json(int)} */
   public OpenApiResource(Supplier<String> build) {
     this.build = build;
   }
@@ -41,6 +41,7 @@ public final class OpenApiResource {
               responseCode = "200",
               description = "The OpenAPI 3 document of the admin API.",
               content = @Content(schema = @Schema(type = "object"))))
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
   public String document() {
     String built = document;
     if (built == null) {

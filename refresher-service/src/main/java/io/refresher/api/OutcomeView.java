@@ -34,7 +34,9 @@ public record OutcomeView(
             case COUNTER_REPAIRED ->
                 "the key's lock token counter had been evicted from Redis; it was repaired and the key is retried shortly";
             case REGISTRATION_GONE -> "the registration was deleted or replaced while the value was computed";
-            case THROTTLED -> "the source's datasource is at its load bound; the key stays due and is retried shortly";
+            case THROTTLED ->
+                "the source's datasource is at its load bound, or the source runs its share of the pool already;"
+                    + " the key stays due and is retried shortly";
           };
       return new OutcomeView(s.name(), reason, null, null, null, null, null, null, null, null, null, null);
     }

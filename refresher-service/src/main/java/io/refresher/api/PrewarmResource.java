@@ -8,7 +8,7 @@ import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
-import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -27,7 +27,9 @@ import java.util.function.Supplier;
  */
 @Path("/v1/prewarm")
 @Produces(MediaType.APPLICATION_JSON)
-@PermitAll
+// Admin-only unless a method says otherwise: a method added without its own annotation
+// cannot be reached with the read token.
+@RolesAllowed(Roles.ADMIN)
 public final class PrewarmResource {
 
   private final Prewarmer prewarmer;
@@ -51,6 +53,7 @@ public final class PrewarmResource {
         @ApiResponse(responseCode = "200", description = "Where the refill stands.", content = @Content(schema = @Schema(implementation = PrewarmView.class))),
         @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
       })
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
   public PrewarmView status() {
     return new PrewarmView(prewarmer.status(), load.get());
   }

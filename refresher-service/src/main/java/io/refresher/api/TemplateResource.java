@@ -7,7 +7,7 @@ import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
-import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  */
 @Path("/v1/templates")
 @Produces(MediaType.APPLICATION_JSON)
-@PermitAll
+// Admin-only unless a method says otherwise: a method added without its own annotation
+// cannot be reached with the read token.
+@RolesAllowed(Roles.ADMIN)
 public final class TemplateResource {
 
   private static final Logger LOG = LoggerFactory.getLogger(TemplateResource.class);
@@ -95,6 +97,7 @@ public final class TemplateResource {
   }
 
   @GET
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
   @Path("/{name: .+}")
   @Operation(
       operationId = "getTemplate",
@@ -119,6 +122,7 @@ public final class TemplateResource {
         @ApiResponse(responseCode = "422", ref = OpenApiDocument.INVALID),
         @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
       })
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
   public TemplatePage list(
       @QueryParam("after") @DefaultValue("") String after,
       @QueryParam("limit") @DefaultValue("100") String limit,

@@ -6,8 +6,12 @@ package io.refresher.cache;
  */
 final class HotKeyNames {
 
+  /** The scores, with the landmark and cursor they go with ({@link RedisPopularityStore}). */
   static final String POPULARITY = "refresher:popularity:{refresher-hot}";
-  static final String POPULARITY_STATE = "refresher:popularity:{refresher-hot}:state";
+  /** The record of a consumption that needs more than one script call, while it runs. */
+  static final String POPULARITY_CONSUMING = "refresher:popularity:{refresher-hot}:consuming";
+  /** Where versions before the landmark moved into the scores kept landmark and cursor: adopted once. */
+  static final String LEGACY_POPULARITY_STATE = "refresher:popularity:{refresher-hot}:state";
   static final String HOT = "refresher:hot:{refresher-hot}";
 
   private HotKeyNames() {}

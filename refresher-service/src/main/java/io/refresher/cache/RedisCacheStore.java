@@ -156,15 +156,23 @@ public final class RedisCacheStore implements CacheStore {
 
   private static final int MAX_ERROR_LENGTH = 500;
 
+  private final RedisReachability reachability;
   private final RedissonClient redisson;
 
   public RedisCacheStore(RedissonClient redisson) {
+    this(redisson, RedisReachability.assumed());
+  }
+
+  /** @param reachability while Redis is known to be unreachable, calls fail at once */
+  public RedisCacheStore(RedissonClient redisson, RedisReachability reachability) {
+    this.reachability = reachability;
     this.redisson = redisson;
   }
 
   @Override
   public WriteResult write(
       String key, String value, Fence fence, long generation, ValueMeta meta, Duration physicalTtl, int history) {
+    reachability.require("RedisCacheStore.write");
     try {
       List<Object> result =
           redisson
@@ -198,6 +206,7 @@ public final class RedisCacheStore implements CacheStore {
   @Override
   public int recordFailure(
       String key, Fence fence, String kind, String error, Instant at, Duration metaTtlIfNew) {
+    reachability.require("RedisCacheStore.recordFailure");
     String message = error == null ? "" : error;
     if (message.length() > MAX_ERROR_LENGTH) {
       message = message.substring(0, MAX_ERROR_LENGTH) + "...";
@@ -227,6 +236,7 @@ public final class RedisCacheStore implements CacheStore {
 
   @Override
   public Optional<KeyState> state(String key) {
+    reachability.require("RedisCacheStore.state");
     try {
       RBatch batch = redisson.createBatch();
       var metaFuture = batch.<String, String>getMap(CacheKeys.metaKey(key), StringCodec.INSTANCE).readAllMapAsync();
@@ -263,6 +273,7 @@ public final class RedisCacheStore implements CacheStore {
 
   @Override
   public void retire(String key, long generation, boolean evict, Duration tombstone) {
+    reachability.require("RedisCacheStore.retire");
     try {
       redisson
           .getScript(StringCodec.INSTANCE)

@@ -1,6 +1,7 @@
 package io.refresher.cache;
 
 import io.refresher.prewarm.PrewarmPorts;
+import io.refresher.refresh.CacheUnavailableException;
 import io.refresher.refresh.ClaimLeases;
 import io.refresher.refresh.DueIndex;
 import java.util.HashSet;
@@ -16,18 +17,31 @@ import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisException;
 import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The due index as sorted sets in Redis: member = key, score = due time (epoch ms). It is split
  * into {@code shards} sets ({@code refresher:due:{0}}, {@code refresher:due:{1}}, ...) so that on
  * Redis Cluster the load spreads over several nodes; a key's shard is fixed by its Java string
- * hash. Every operation touches all shards in one pipelined batch: one round trip.
+ * hash and the shard count. Every operation touches all shards in one pipelined batch: one round
+ * trip.
+ *
+ * <p>The shard count in use (the <em>layout</em>) is recorded in Redis, in every shard's slot
+ * ({@link DueShardLayout}): a replica started with another {@code scheduler.dueShards} moves the
+ * entries to its count at start, and the others follow the recorded count from their next claim.
+ * Every script that adds, moves or removes entries carries the count it computed its shards with,
+ * and a shard whose recorded count differs refuses it: the writer takes the recorded count and
+ * writes again. A write computed with an old count therefore never lands in a shard that no
+ * replica reads any more.
  *
  * <p>The index is rebuilt from PostgreSQL when lost ({@link io.refresher.refresh.DueIndexReconciler}).
  */
 public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.RefillSchedule {
 
   public static final String PREFIX = "refresher:due:";
+
+  private static final Logger LOG = LoggerFactory.getLogger(RedisDueIndex.class);
 
   /** KEYS: shard. ARGV: horizon, limit, lease-until. Returns member, score, member, score, ... */
   static final String CLAIM =
@@ -40,19 +54,43 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
       """;
 
   /**
-   * KEYS: shard, its planned-times hash. ARGV: flag (XX, NX or LT), score, member, score, member...
-   * Returns how many changed. A key that gets a new time starts a new plan: its first-planned time
-   * is forgotten.
+   * KEYS: shard, its planned-times hash, its layout marker. ARGV: shard count, flag (XX, NX, LT, or
+   * SET for none), score, member, score, member... Returns how many changed, or minus the recorded
+   * shard count when it is not the caller's (nothing written). A key that gets a new time starts a
+   * new plan: its first-planned time is forgotten.
    */
   static final String ZADD_FLAGGED =
       """
+      local recorded = redis.call('GET', KEYS[3])
+      if recorded and recorded ~= ARGV[1] then return -tonumber(recorded) end
       local changed = 0
-      for i = 2, #ARGV, 2 do
-        local moved = redis.call('ZADD', KEYS[1], ARGV[1], 'CH', ARGV[i], ARGV[i + 1])
-        if moved == 1 then redis.call('HDEL', KEYS[2], ARGV[i + 1]) end
+      for i = 3, #ARGV, 2 do
+        local moved
+        if ARGV[2] == 'SET' then
+          moved = redis.call('ZADD', KEYS[1], 'CH', ARGV[i], ARGV[i + 1])
+        else
+          moved = redis.call('ZADD', KEYS[1], ARGV[2], 'CH', ARGV[i], ARGV[i + 1])
+        end
+        if moved == 1 or ARGV[2] == 'SET' then redis.call('HDEL', KEYS[2], ARGV[i + 1]) end
         changed = changed + moved
       end
       return changed
+      """;
+
+  /**
+   * KEYS: shard, its planned-times hash, its layout marker. ARGV: shard count, member, member...
+   * Returns how many were removed, or minus the recorded shard count when it is not the caller's.
+   */
+  static final String REMOVE =
+      """
+      local recorded = redis.call('GET', KEYS[3])
+      if recorded and recorded ~= ARGV[1] then return -tonumber(recorded) end
+      local removed = 0
+      for i = 2, #ARGV do
+        removed = removed + redis.call('ZREM', KEYS[1], ARGV[i])
+        redis.call('HDEL', KEYS[2], ARGV[i])
+      end
+      return removed
       """;
 
   /**
@@ -100,12 +138,50 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
       return out
       """;
 
+  /** A writer refused by a changing layout tries again this often with the recorded count. */
+  private static final int LAYOUT_ATTEMPTS = 4;
+
+  private final RedisReachability reachability;
   private final RedissonClient redisson;
-  private final int shards;
+  private final DueShardLayout layout;
+  /** The shard count in use: the configured one until Redis records another. */
+  private volatile int shards;
 
   public RedisDueIndex(RedissonClient redisson, int shards) {
+    this(redisson, shards, RedisReachability.assumed());
+  }
+
+  /** @param reachability while Redis is known to be unreachable, calls fail at once */
+  public RedisDueIndex(RedissonClient redisson, int shards, RedisReachability reachability) {
+    this.reachability = reachability;
     this.redisson = redisson;
     this.shards = shards;
+    this.layout = new DueShardLayout(redisson, this, shards);
+  }
+
+  /** The shard count this index reads and writes with now. */
+  public int shards() {
+    return shards;
+  }
+
+  /**
+   * Makes the configured shard count the recorded one, moving entries placed for another count;
+   * at start, before this replica claims anything. Returns how many entries moved. When Redis
+   * cannot be reached, the first claim that reaches it does this instead (in the background).
+   */
+  public long adoptConfiguredLayout() {
+    return layout.adoptConfigured();
+  }
+
+  /** Uses {@code recorded} shards from now on (another replica recorded it). */
+  void follow(int recorded) {
+    int previous = shards;
+    if (recorded != previous && recorded >= 1 && recorded <= DueShardLayout.MAX_SHARDS) {
+      shards = recorded;
+      LOG.info(
+          "due index: Redis records {} shards (this replica had {}; scheduler.dueShards = {}): using {}",
+          recorded, previous, layout.configured(), recorded);
+    }
   }
 
   static String shardKey(int shard) {
@@ -117,22 +193,29 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
     return PREFIX + "{" + shard + "}:planned";
   }
 
-  int shardOf(String key) {
+  /** Each shard's record of the shard count its entries are placed for (same slot as the shard). */
+  static String markerKey(int shard) {
+    return PREFIX + "{" + shard + "}:shards";
+  }
+
+  static int shardOf(String key, int shards) {
     return Math.floorMod(key.hashCode(), shards);
   }
 
   @Override
   public List<DueKey> claim(long horizonMillis, int limit, long leaseUntilMillis) {
+    reachability.require("RedisDueIndex.claim");
+    int n = shards;
     // Each shard is asked for its share, rounded up: a batch may hold up to shards - 1 keys more
     // than the limit, which keeps one round trip per claim.
-    int perShard = Math.max(1, (limit + shards - 1) / shards);
+    int perShard = Math.max(1, (limit + n - 1) / n);
     try {
       BatchResult<?> results =
           executeScripts(
               batch -> {
-                for (int shard = 0; shard < shards; shard++) {
+                for (int shard = 0; shard < n; shard++) {
                   batch
-                      .getScript(StringCodec.INSTANCE)
+                      .getScript(UnpooledStringCodec.INSTANCE)
                       .evalAsync(
                           shardKey(shard),
                           RScript.Mode.READ_WRITE,
@@ -158,14 +241,39 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
     }
   }
 
+  /**
+   * The dispatcher's claim. The same round trip reads the recorded shard count, so that this
+   * replica follows a change another replica made within one poll, and records its own when the
+   * record was lost with Redis's data.
+   */
   @Override
   public List<DueKey> claim(long horizonMillis, int limit, double leaseScore) {
-    int perShard = Math.max(1, (limit + shards - 1) / shards);
-    List<List<Object>> results =
-        perShard(
-            CLAIM_TAGGED,
-            shard -> List.of(Long.toString(horizonMillis), Integer.toString(perShard), Double.toString(leaseScore)),
-            "claim of due keys");
+    reachability.require("RedisDueIndex.claim");
+    int n = shards;
+    int perShard = Math.max(1, (limit + n - 1) / n);
+    List<Object> responses;
+    try {
+      responses =
+          new ArrayList<>(
+              executeScripts(
+                      batch -> {
+                        addPerShard(
+                            batch, n, CLAIM_TAGGED,
+                            List.of(Long.toString(horizonMillis), Integer.toString(perShard), Double.toString(leaseScore)));
+                        batch.getBucket(DueShardLayout.RECORD, StringCodec.INSTANCE).getAsync();
+                        batch.getBucket(DueShardLayout.PENDING, StringCodec.INSTANCE).getAsync();
+                      })
+                  .getResponses());
+    } catch (RedisException e) {
+      throw RedisCacheStore.unavailable("claim of due keys", e);
+    }
+    layout.onRecordRead((String) responses.get(n), (String) responses.get(n + 1), n);
+    List<List<Object>> results = new ArrayList<>();
+    for (Object result : responses.subList(0, n)) {
+      @SuppressWarnings("unchecked")
+      List<Object> list = (List<Object>) result;
+      results.add(list);
+    }
     List<DueKey> claimed = pairs(results);
     claimed.sort((a, b) -> Long.compare(a.plannedAtMillis(), b.plannedAtMillis()));
     return claimed;
@@ -173,18 +281,20 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public Set<String> renew(Map<String, Double> expectedScores, double renewedScore) {
+    reachability.require("RedisDueIndex.renew");
     if (expectedScores.isEmpty()) {
       return Set.of();
     }
-    List<List<Object>> args = new ArrayList<>(shards);
-    for (int shard = 0; shard < shards; shard++) {
+    int n = shards;
+    List<List<Object>> args = new ArrayList<>(n);
+    for (int shard = 0; shard < n; shard++) {
       List<Object> list = new ArrayList<>();
       list.add(Double.toString(renewedScore));
       args.add(list);
     }
     expectedScores.forEach(
         (key, expected) -> {
-          List<Object> shard = args.get(shardOf(key));
+          List<Object> shard = args.get(shardOf(key, n));
           shard.add(key);
           shard.add(Double.toString(expected));
         });
@@ -193,10 +303,10 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
       BatchResult<?> results =
           executeScripts(
               batch -> {
-                for (int shard = 0; shard < shards; shard++) {
+                for (int shard = 0; shard < n; shard++) {
                   if (args.get(shard).size() > 1) {
                     batch
-                        .getScript(StringCodec.INSTANCE)
+                        .getScript(UnpooledStringCodec.INSTANCE)
                         .evalAsync(
                             shardKey(shard), RScript.Mode.READ_WRITE, RENEW, RScript.ReturnType.MULTI,
                             List.<Object>of(shardKey(shard)), args.get(shard).toArray());
@@ -216,32 +326,31 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public List<DueKey> claimedWith(double leaseScore) {
-    return pairs(perShard(CLAIMED_WITH, shard -> List.of(Double.toString(leaseScore)), "lookup of a claim"));
-  }
-
-  private List<List<Object>> perShard(
-      String script, java.util.function.IntFunction<List<Object>> argsOf, String what) {
+    reachability.require("RedisDueIndex.claimedWith");
+    int n = shards;
     try {
-      BatchResult<?> executed =
-          executeScripts(
-              batch -> {
-                for (int shard = 0; shard < shards; shard++) {
-                  batch
-                      .getScript(StringCodec.INSTANCE)
-                      .evalAsync(
-                          shardKey(shard), RScript.Mode.READ_WRITE, script, RScript.ReturnType.MULTI,
-                          List.<Object>of(shardKey(shard), plannedKey(shard)), argsOf.apply(shard).toArray());
-                }
-              });
       List<List<Object>> results = new ArrayList<>();
-      for (Object result : executed.getResponses()) {
+      for (Object result :
+          executeScripts(batch -> addPerShard(batch, n, CLAIMED_WITH, List.of(Double.toString(leaseScore))))
+              .getResponses()) {
         @SuppressWarnings("unchecked")
         List<Object> list = (List<Object>) result;
         results.add(list);
       }
-      return results;
+      return pairs(results);
     } catch (RedisException e) {
-      throw RedisCacheStore.unavailable(what, e);
+      throw RedisCacheStore.unavailable("lookup of a claim", e);
+    }
+  }
+
+  /** One script per shard on the shard and its planned-times hash, with the same arguments. */
+  private static void addPerShard(RBatch batch, int n, String script, List<Object> args) {
+    for (int shard = 0; shard < n; shard++) {
+      batch
+          .getScript(UnpooledStringCodec.INSTANCE)
+          .evalAsync(
+              shardKey(shard), RScript.Mode.READ_WRITE, script, RScript.ReturnType.MULTI,
+              List.<Object>of(shardKey(shard), plannedKey(shard)), args.toArray());
     }
   }
 
@@ -260,9 +369,11 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
    * scripts and executes a new batch once more. Redisson sends the scripts of a batch as {@code
    * EVALSHA} when its client-side cache says the node has them; after Redis restarted empty on the
    * same address that cache is wrong, and without this the dispatcher's claims failed for seconds
-   * after a data loss, in the middle of the refill.
+   * after a data loss, in the middle of the refill. The scripts' arguments are encoded with {@link
+   * UnpooledStringCodec}: Redisson drops a batch whose script load failed (Redis still unreachable
+   * after a disconnect) without releasing them.
    */
-  private BatchResult<?> executeScripts(java.util.function.Consumer<RBatch> fill) {
+  BatchResult<?> executeScripts(java.util.function.Consumer<RBatch> fill) {
     RBatch batch = redisson.createBatch();
     fill.accept(batch);
     try {
@@ -272,9 +383,10 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
         throw e;
       }
       RScript scripts = redisson.getScript(StringCodec.INSTANCE);
-      for (String script : List.of(CLAIM, CLAIM_TAGGED, RENEW, CLAIMED_WITH, ZADD_FLAGGED)) {
+      for (String script : List.of(CLAIM, CLAIM_TAGGED, RENEW, CLAIMED_WITH, ZADD_FLAGGED, REMOVE)) {
         scripts.scriptLoad(script);
       }
+      DueShardLayout.SCRIPTS.forEach(scripts::scriptLoad);
       RBatch again = redisson.createBatch();
       fill.accept(again);
       return again.execute();
@@ -283,48 +395,41 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public void schedule(String key, long atMillis) {
-    try {
-      RBatch batch = redisson.createBatch();
-      batch.getScoredSortedSet(shardKey(shardOf(key)), StringCodec.INSTANCE).addAsync(atMillis, key);
-      batch.getMap(plannedKey(shardOf(key)), StringCodec.INSTANCE).fastRemoveAsync(key);
-      batch.execute();
-    } catch (RedisException e) {
-      throw RedisCacheStore.unavailable("scheduling of key '" + key + "'", e);
-    }
+    reachability.require("RedisDueIndex.schedule");
+    zaddFlagged("SET", Map.of(key, (double) atMillis), "scheduling of key '" + key + "'");
   }
 
   @Override
   public void reschedule(Map<String, Long> atMillisByKey) {
+    reachability.require("RedisDueIndex.reschedule");
     if (atMillisByKey.isEmpty()) {
       return;
     }
-    List<List<Object>> args = newShardLists("XX");
-    atMillisByKey.forEach(
-        (key, at) -> {
-          List<Object> shard = args.get(shardOf(key));
-          shard.add(Long.toString(at));
-          shard.add(key);
-        });
-    runFlagged(args, "rescheduling");
+    Map<String, Double> at = new java.util.HashMap<>(atMillisByKey.size() * 2);
+    atMillisByKey.forEach((key, millis) -> at.put(key, (double) millis));
+    zaddFlagged("XX", at, "rescheduling of due keys");
   }
 
   @Override
   public int addMissing(Collection<String> keys, long atMillis) {
+    reachability.require("RedisDueIndex.addMissing");
     Map<String, Double> at = new java.util.HashMap<>(keys.size() * 2);
     keys.forEach(key -> at.put(key, (double) atMillis));
-    return zaddFlagged("NX", at, "repair");
+    return zaddFlagged("NX", at, "repair of due keys");
   }
 
   /** {@code ZADD LT}: added when missing, moved only to an earlier time. */
   @Override
   public int scheduleEarliest(Map<String, Double> dueAtMillis) {
-    return zaddFlagged("LT", dueAtMillis, "refill");
+    reachability.require("RedisDueIndex.scheduleEarliest");
+    return zaddFlagged("LT", dueAtMillis, "refill of due keys");
   }
 
   /** {@code ZADD NX}, each key at its own time. */
   @Override
   public int scheduleIfMissing(Map<String, Double> dueAtMillis) {
-    return zaddFlagged("NX", dueAtMillis, "repair");
+    reachability.require("RedisDueIndex.scheduleIfMissing");
+    return zaddFlagged("NX", dueAtMillis, "repair of due keys");
   }
 
   /** {@code ZADD <flag> CH} of each key at its time, one script per shard, one round trip. */
@@ -332,79 +437,114 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
     if (atMillisByKey.isEmpty()) {
       return 0;
     }
-    List<List<Object>> args = newShardLists(flag);
-    atMillisByKey.forEach(
-        (key, at) -> {
-          List<Object> shard = args.get(shardOf(key));
-          // Whole milliseconds as integers, as the index has always written them; ranks of a
-          // refill carry fractions.
-          shard.add(at == Math.rint(at) ? Long.toString(at.longValue()) : Double.toString(at));
-          shard.add(key);
-        });
-    return runFlagged(args, what);
+    return writeWithLayout(
+        n -> {
+          List<List<Object>> args = newShardLists(n, flag);
+          atMillisByKey.forEach(
+              (key, at) -> {
+                List<Object> shard = args.get(shardOf(key, n));
+                // Whole milliseconds as integers, as the index has always written them; ranks of a
+                // refill carry fractions.
+                shard.add(at == Math.rint(at) ? Long.toString(at.longValue()) : Double.toString(at));
+                shard.add(key);
+              });
+          return args;
+        },
+        ZADD_FLAGGED,
+        what);
   }
 
-  private List<List<Object>> newShardLists(String flag) {
-    List<List<Object>> args = new ArrayList<>(shards);
-    for (int shard = 0; shard < shards; shard++) {
+  @Override
+  public void remove(Collection<String> keys) {
+    reachability.require("RedisDueIndex.remove");
+    if (keys.isEmpty()) {
+      return;
+    }
+    writeWithLayout(
+        n -> {
+          List<List<Object>> args = newShardLists(n, null);
+          keys.forEach(key -> args.get(shardOf(key, n)).add(key));
+          return args;
+        },
+        REMOVE,
+        "removal of due keys");
+  }
+
+  /** Per shard: the shard count, then {@code first} unless null. */
+  private static List<List<Object>> newShardLists(int n, String first) {
+    List<List<Object>> args = new ArrayList<>(n);
+    for (int shard = 0; shard < n; shard++) {
       List<Object> list = new ArrayList<>();
-      list.add(flag);
+      list.add(Integer.toString(n));
+      if (first != null) {
+        list.add(first);
+      }
       args.add(list);
     }
     return args;
   }
 
-  private int runFlagged(List<List<Object>> args, String what) {
-    try {
-      BatchResult<?> results =
-          executeScripts(
-              batch -> {
-                for (int shard = 0; shard < shards; shard++) {
-                  List<Object> shardArgs = args.get(shard);
-                  if (shardArgs.size() > 1) {
-                    batch
-                        .getScript(StringCodec.INSTANCE)
-                        .evalAsync(
-                            shardKey(shard),
-                            RScript.Mode.READ_WRITE,
-                            ZADD_FLAGGED,
-                            RScript.ReturnType.INTEGER,
-                            List.<Object>of(shardKey(shard), plannedKey(shard)),
-                            shardArgs.toArray());
+  /**
+   * Runs a layout-checked write script on every shard that has work, with arguments computed for
+   * the shard count in use. When a shard records another count (another replica changed it), this
+   * index follows the recorded count and runs the whole write again with it: every script here is
+   * idempotent (a repeated {@code ZADD} of the same time, {@code ZREM} of a removed key).
+   */
+  private int writeWithLayout(
+      java.util.function.IntFunction<List<List<Object>>> argsFor, String script, String what) {
+    for (int attempt = 1; ; attempt++) {
+      int n = shards;
+      List<List<Object>> args = argsFor.apply(n);
+      int header = script.equals(REMOVE) ? 1 : 2;
+      try {
+        BatchResult<?> results =
+            executeScripts(
+                batch -> {
+                  for (int shard = 0; shard < n; shard++) {
+                    List<Object> shardArgs = args.get(shard);
+                    if (shardArgs.size() > header) {
+                      batch
+                          .getScript(UnpooledStringCodec.INSTANCE)
+                          .evalAsync(
+                              shardKey(shard),
+                              RScript.Mode.READ_WRITE,
+                              script,
+                              RScript.ReturnType.INTEGER,
+                              List.<Object>of(shardKey(shard), plannedKey(shard), markerKey(shard)),
+                              shardArgs.toArray());
+                    }
                   }
-                }
-              });
-      int changed = 0;
-      for (Object count : results.getResponses()) {
-        changed += ((Number) count).intValue();
+                });
+        int changed = 0;
+        int recorded = 0;
+        for (Object count : results.getResponses()) {
+          int value = ((Number) count).intValue();
+          if (value < 0) {
+            recorded = -value;
+          } else {
+            changed += value;
+          }
+        }
+        if (recorded == 0) {
+          return changed;
+        }
+        if (attempt >= LAYOUT_ATTEMPTS) {
+          throw new CacheUnavailableException(
+              what + " failed: the due index's shard count kept changing (now " + recorded + ")", null);
+        }
+        follow(recorded);
+      } catch (RedisException e) {
+        throw RedisCacheStore.unavailable(what, e);
       }
-      return changed;
-    } catch (RedisException e) {
-      throw RedisCacheStore.unavailable(what + " of due keys", e);
-    }
-  }
-
-  @Override
-  public void remove(Collection<String> keys) {
-    if (keys.isEmpty()) {
-      return;
-    }
-    try {
-      RBatch batch = redisson.createBatch();
-      for (String key : keys) {
-        batch.getScoredSortedSet(shardKey(shardOf(key)), StringCodec.INSTANCE).removeAsync(key);
-        batch.getMap(plannedKey(shardOf(key)), StringCodec.INSTANCE).fastRemoveAsync(key);
-      }
-      batch.execute();
-    } catch (RedisException e) {
-      throw RedisCacheStore.unavailable("removal of due keys", e);
     }
   }
 
   @Override
   public OptionalLong plannedAt(String key) {
+    reachability.require("RedisDueIndex.plannedAt");
     try {
-      Double score = redisson.getScoredSortedSet(shardKey(shardOf(key)), StringCodec.INSTANCE).getScore(key);
+      Double score =
+          redisson.getScoredSortedSet(shardKey(shardOf(key, shards)), StringCodec.INSTANCE).getScore(key);
       return score == null ? OptionalLong.empty() : OptionalLong.of(score.longValue());
     } catch (RedisException e) {
       throw RedisCacheStore.unavailable("due time of key '" + key + "'", e);
@@ -413,9 +553,11 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
 
   @Override
   public long size() {
+    reachability.require("RedisDueIndex.size");
+    int n = shards;
     try {
       RBatch batch = redisson.createBatch();
-      for (int shard = 0; shard < shards; shard++) {
+      for (int shard = 0; shard < n; shard++) {
         batch.getScoredSortedSet(shardKey(shard), StringCodec.INSTANCE).sizeAsync();
       }
       long total = 0;
@@ -427,5 +569,4 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
       throw RedisCacheStore.unavailable("size of the due index", e);
     }
   }
-
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.ArrayList;
 import java.util.List;
+import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RBucket;
 import org.redisson.api.RedissonClient;
@@ -55,6 +56,8 @@ public final class RedisEpochGuard implements EpochSource {
 
   private final DataLossListener onDataLoss;
   private final Runnable onReachableAgain;
+  private final RedisReachability reachability;
+  private final long probeTimeoutMillis;
   private volatile boolean unreachable;
   private volatile long lastCheckMillis;
   private final Duration interval;
@@ -78,6 +81,27 @@ public final class RedisEpochGuard implements EpochSource {
       DataLossListener onDataLoss,
       Runnable onReachableAgain,
       Duration interval) {
+    this(redisson, markers, store, onDataLoss, onReachableAgain, interval, RedisReachability.assumed(), Duration.ofSeconds(3));
+  }
+
+  /**
+   * @param reachability marked unreachable when a check fails on Redis, reachable when one
+   *     succeeds
+   * @param probeTimeout how long a check waits for Redis: a Redis that does not answer a marker
+   *     read within it counts as unreachable (the adapters then fail fast until the next
+   *     successful check, 100 ms later)
+   */
+  public RedisEpochGuard(
+      RedissonClient redisson,
+      List<String> markers,
+      EpochStore store,
+      DataLossListener onDataLoss,
+      Runnable onReachableAgain,
+      Duration interval,
+      RedisReachability reachability,
+      Duration probeTimeout) {
+    this.reachability = reachability;
+    this.probeTimeoutMillis = probeTimeout.toMillis();
     this.redisson = redisson;
     this.markers = List.copyOf(markers);
     this.store = store;
@@ -154,6 +178,7 @@ public final class RedisEpochGuard implements EpochSource {
       List<String> values = readMarkers();
       boolean wasUnreachable = unreachable;
       unreachable = false;
+      reachability.markReachable();
       List<String> missing = new ArrayList<>();
       long highest = 0;
       for (int i = 0; i < markers.size(); i++) {
@@ -189,9 +214,10 @@ public final class RedisEpochGuard implements EpochSource {
       }
     } catch (RedisException e) {
       if (!unreachable) {
-        LOG.warn("Redis unavailable: {}", e.getMessage());
+        LOG.warn("Redis unavailable: {}; Redis commands fail fast until it answers again", e.getMessage());
       }
       unreachable = true;
+      reachability.markUnreachable();
     } catch (RegistryUnavailableException e) {
       LOG.warn("Redis lost its epoch marker but PostgreSQL is unavailable to advance it: {}", e.getMessage());
     } catch (RuntimeException e) {
@@ -199,14 +225,14 @@ public final class RedisEpochGuard implements EpochSource {
     }
   }
 
-  /** All markers in one batch (on a cluster, one round trip per master, in parallel). */
+  /**
+   * All markers in one batch (on a cluster, one round trip per master, in parallel), waiting at
+   * most the probe timeout, without retries.
+   */
   private List<String> readMarkers() {
-    if (markers.size() == 1) {
-      List<String> one = new ArrayList<>(1);
-      one.add(redisson.<String>getBucket(markers.get(0), StringCodec.INSTANCE).get());
-      return one;
-    }
-    RBatch batch = redisson.createBatch();
+    RBatch batch =
+        redisson.createBatch(
+            BatchOptions.defaults().responseTimeout(probeTimeoutMillis, TimeUnit.MILLISECONDS).retryAttempts(0));
     List<java.util.concurrent.CompletionStage<String>> reads = new ArrayList<>(markers.size());
     for (String marker : markers) {
       reads.add(batch.<String>getBucket(marker, StringCodec.INSTANCE).getAsync());

@@ -13,14 +13,22 @@ import org.redisson.client.protocol.ScoredEntry;
 /** The hot set in a Redis sorted set ({@code refresher:hot:{refresher-hot}}, score = last-hot ms). */
 public final class RedisHotSetStore implements HotSetStore {
 
+  private final RedisReachability reachability;
   private final RedissonClient redisson;
 
   public RedisHotSetStore(RedissonClient redisson) {
+    this(redisson, RedisReachability.assumed());
+  }
+
+  /** @param reachability while Redis is known to be unreachable, calls fail at once */
+  public RedisHotSetStore(RedissonClient redisson, RedisReachability reachability) {
+    this.reachability = reachability;
     this.redisson = redisson;
   }
 
   @Override
   public Map<String, Long> all() {
+    reachability.require("RedisHotSetStore.all");
     try {
       Collection<ScoredEntry<String>> entries =
           redisson.<String>getScoredSortedSet(HotKeyNames.HOT, StringCodec.INSTANCE).entryRange(0, -1);
@@ -36,6 +44,7 @@ public final class RedisHotSetStore implements HotSetStore {
 
   @Override
   public void update(Map<String, Long> lastHotAt, Collection<String> removed) {
+    reachability.require("RedisHotSetStore.update");
     if (lastHotAt.isEmpty() && removed.isEmpty()) {
       return;
     }

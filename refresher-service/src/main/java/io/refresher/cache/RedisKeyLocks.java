@@ -30,6 +30,7 @@ public final class RedisKeyLocks implements KeyLocks {
 
   private static final Logger LOG = LoggerFactory.getLogger(RedisKeyLocks.class);
 
+  private final RedisReachability reachability;
   private final RedissonClient redisson;
   /** Lock name + owner thread id of acquisitions that timed out, with when their lease ends. */
   private final ConcurrentHashMap<Abandoned, Long> abandoned = new ConcurrentHashMap<>();
@@ -51,11 +52,18 @@ public final class RedisKeyLocks implements KeyLocks {
   }
 
   public RedisKeyLocks(RedissonClient redisson) {
+    this(redisson, RedisReachability.assumed());
+  }
+
+  /** @param reachability while Redis is known to be unreachable, calls fail at once */
+  public RedisKeyLocks(RedissonClient redisson, RedisReachability reachability) {
+    this.reachability = reachability;
     this.redisson = redisson;
   }
 
   @Override
   public Optional<HeldLock> tryAcquire(String key, Duration lease) {
+    reachability.require("RedisKeyLocks.tryAcquire");
     String name = CacheKeys.lockName(key);
     RFencedLock lock = redisson.getFencedLock(name);
     // Redisson locks belong to a thread; release may be called from the same thread only, so the

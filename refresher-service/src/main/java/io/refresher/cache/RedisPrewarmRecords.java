@@ -37,16 +37,24 @@ public final class RedisPrewarmRecords implements PrewarmRecords {
       return 1
       """;
 
+  private final RedisReachability reachability;
   private final RedissonClient redisson;
   private final ObjectMapper json;
 
   public RedisPrewarmRecords(RedissonClient redisson, ObjectMapper json) {
+    this(redisson, json, RedisReachability.assumed());
+  }
+
+  /** @param reachability while Redis is known to be unreachable, calls fail at once */
+  public RedisPrewarmRecords(RedissonClient redisson, ObjectMapper json, RedisReachability reachability) {
+    this.reachability = reachability;
     this.redisson = redisson;
     this.json = json;
   }
 
   @Override
   public boolean tryStart(PrewarmStatus status, long staleAfterMillis) {
+    reachability.require("RedisPrewarmRecords.tryStart");
     try {
       Long started =
           redisson
@@ -69,6 +77,7 @@ public final class RedisPrewarmRecords implements PrewarmRecords {
 
   @Override
   public void save(PrewarmStatus status) {
+    reachability.require("RedisPrewarmRecords.save");
     try {
       redisson
           .<String, String>getMap(KEY, StringCodec.INSTANCE)
@@ -85,6 +94,7 @@ public final class RedisPrewarmRecords implements PrewarmRecords {
 
   @Override
   public Optional<PrewarmStatus> load() {
+    reachability.require("RedisPrewarmRecords.load");
     try {
       String stored = redisson.<String, String>getMap(KEY, StringCodec.INSTANCE).get("status");
       return stored == null ? Optional.empty() : Optional.of(json.readValue(stored, PrewarmStatus.class));

@@ -80,6 +80,7 @@ public final class RedisSourceLoad implements SourceLoad {
     }
   }
 
+  private final RedisReachability reachability;
   private final Map<String, Limits> byDatasource = new LinkedHashMap<>();
   private final Function<String, String> datasourceOfSource;
   private final SourceLoadListener listener;
@@ -95,6 +96,18 @@ public final class RedisSourceLoad implements SourceLoad {
       Function<String, String> datasourceOfSource,
       SourceLoadListener listener,
       Duration slotLease) {
+    this(redisson, bounds, datasourceOfSource, listener, slotLease, RedisReachability.assumed());
+  }
+
+  /** @param reachability while Redis is known to be unreachable, admissions fail at once */
+  public RedisSourceLoad(
+      RedissonClient redisson,
+      Iterable<LoadBound> bounds,
+      Function<String, String> datasourceOfSource,
+      SourceLoadListener listener,
+      Duration slotLease,
+      RedisReachability reachability) {
+    this.reachability = reachability;
     this.datasourceOfSource = datasourceOfSource;
     this.listener = listener;
     this.slotLease = slotLease;
@@ -136,6 +149,7 @@ public final class RedisSourceLoad implements SourceLoad {
     if (limits == null) {
       return Optional.of(Admission.FREE);
     }
+    reachability.require("load bound of datasource '" + datasource + "'");
     long started = System.nanoTime();
     limits.waiting.incrementAndGet();
     try {

@@ -5,21 +5,42 @@ import io.dropwizard.util.DataSize;
 import io.dropwizard.util.DataSizeUnit;
 import io.dropwizard.validation.MaxDataSize;
 import io.dropwizard.validation.MinDataSize;
+import io.dropwizard.validation.ValidationMethod;
+import io.refresher.registry.RegistrationLimits;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 
-/** The {@code admin:} block: the bearer token that guards the admin API. */
+/**
+ * The {@code admin:} block: the bearer tokens that guard the admin API, and the bounds of what a
+ * request may carry (its body, and each parameter value of a registration). {@code token} grants
+ * the role {@code admin} (every request); {@code readToken}, optional, grants the role {@code
+ * read} (GET requests only), for dashboards and on-call tooling that must not change anything.
+ * Neither token is ever logged or shown.
+ */
 public class AdminFactory {
 
+  /** The shortest token accepted, for both roles. */
+  public static final int MIN_TOKEN_LENGTH = 16;
+
   @NotNull
-  @Size(min = 16, message = "must be at least 16 characters (set REFRESHER_ADMIN_TOKEN)")
+  @Size(min = MIN_TOKEN_LENGTH, message = "must be at least 16 characters (set REFRESHER_ADMIN_TOKEN)")
   private String token;
+
+  @Size(min = MIN_TOKEN_LENGTH, message = "must be at least 16 characters (set REFRESHER_ADMIN_READ_TOKEN, or leave it unset)")
+  private String readToken;
 
   /** The largest request body the admin API reads; bigger ones get 413 (a registration is a few hundred bytes). */
   @NotNull
   @MinDataSize(value = 1, unit = DataSizeUnit.KIBIBYTES)
   @MaxDataSize(value = 64, unit = DataSizeUnit.MEBIBYTES)
   private DataSize maxBodySize = DataSize.mebibytes(1);
+
+  /** The most characters of one parameter value of a key or template registration. */
+  @Min(1)
+  @Max(1_000_000)
+  private int maxParamLength = RegistrationLimits.DEFAULT_MAX_PARAM_LENGTH;
 
   @JsonProperty
   public String getToken() {
@@ -29,6 +50,24 @@ public class AdminFactory {
   @JsonProperty
   public void setToken(String token) {
     this.token = token;
+  }
+
+  /** The read-only token, or null when none is configured (then only {@link #getToken()} works). */
+  @JsonProperty
+  public String getReadToken() {
+    return readToken;
+  }
+
+  /** A blank value (an unset {@code REFRESHER_ADMIN_READ_TOKEN} substituted as empty) means none. */
+  @JsonProperty
+  public void setReadToken(String readToken) {
+    this.readToken = readToken == null || readToken.isBlank() ? null : readToken;
+  }
+
+  // One token for both roles would make every read-only client an admin.
+  @ValidationMethod(message = "readToken must differ from token (REFRESHER_ADMIN_READ_TOKEN and REFRESHER_ADMIN_TOKEN are the same)")
+  public boolean isReadTokenDistinct() {
+    return readToken == null || token == null || !readToken.equals(token);
   }
 
   @JsonProperty
@@ -41,8 +80,22 @@ public class AdminFactory {
     this.maxBodySize = maxBodySize;
   }
 
+  @JsonProperty
+  public int getMaxParamLength() {
+    return maxParamLength;
+  }
+
+  @JsonProperty
+  public void setMaxParamLength(int maxParamLength) {
+    this.maxParamLength = maxParamLength;
+  }
+
+  public RegistrationLimits registrationLimits() {
+    return RegistrationLimits.withMaxParamLength(maxParamLength);
+  }
+
   @Override
   public String toString() {
-    return "AdminFactory{token=<redacted>}";
+    return "AdminFactory{token=<redacted>, readToken=" + (readToken == null ? "<none>" : "<redacted>") + "}";
   }
 }

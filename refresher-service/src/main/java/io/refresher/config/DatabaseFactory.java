@@ -5,6 +5,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MinDuration;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -36,6 +38,16 @@ public class DatabaseFactory {
   @MinDuration(value = 250, unit = TimeUnit.MILLISECONDS)
   private Duration connectionTimeout = Duration.seconds(5);
 
+  /**
+   * Longest wait for any one reply from the database (pgjdbc {@code socketTimeout}): a frozen or
+   * unreachable server fails a statement, or a login, after this instead of blocking its thread
+   * until the server comes back. Keep it above the slowest statement: a source's timeout must be
+   * below it (checked at start).
+   */
+  @NotNull
+  @MinDuration(value = 1, unit = TimeUnit.SECONDS)
+  private Duration socketTimeout = Duration.seconds(30);
+
   @NotNull private Map<String, String> properties = new LinkedHashMap<>();
 
   /** Source queries started per second on this datasource, all replicas together; 0: no bound. */
@@ -52,6 +64,24 @@ public class DatabaseFactory {
   @NotNull
   @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
   private Duration maxWait = Duration.seconds(10);
+
+  /**
+   * The most of this datasource's pool one source may use at once on a replica (a fraction; a
+   * source alone on its datasource has the whole pool). Over it, the refresh is retried later.
+   */
+  @DecimalMin(value = "0.0", inclusive = false)
+  @DecimalMax("1.0")
+  private double sourceShare = 0.5;
+
+  @JsonProperty
+  public double getSourceShare() {
+    return sourceShare;
+  }
+
+  @JsonProperty
+  public void setSourceShare(double sourceShare) {
+    this.sourceShare = sourceShare;
+  }
 
   @JsonProperty
   public String getUrl() {
@@ -101,6 +131,16 @@ public class DatabaseFactory {
   @JsonProperty
   public void setConnectionTimeout(Duration connectionTimeout) {
     this.connectionTimeout = connectionTimeout;
+  }
+
+  @JsonProperty
+  public Duration getSocketTimeout() {
+    return socketTimeout;
+  }
+
+  @JsonProperty
+  public void setSocketTimeout(Duration socketTimeout) {
+    this.socketTimeout = socketTimeout;
   }
 
   /** Extra JDBC driver properties (for PostgreSQL: sslmode, ApplicationName, ...). */
@@ -173,11 +213,29 @@ public class DatabaseFactory {
     // query, and a query that then waited for a new connection would start late and bunch up with
     // the next window's (the storm demo saw 119 queries in a second under a bound of 100 while the
     // pool grew from 2 to 30).
-    hikari.setMinimumIdle(readOnly ? poolSize : Math.min(2, poolSize));
+    // The service's own pools (registry, Quartz) keep no idle minimum: a pool that must keep one
+    // retries opening connections all through an outage, with a backoff that grows to 5 s (fixed in
+    // HikariCP), and after the database is back the first requests waited out that backoff (5 s
+    // measured). Without one, nothing tries while nothing waits (the registry refuses at once during
+    // a known outage), and the first request after it starts a fresh attempt. Connections stay
+    // open while used (idleTimeout, 10 min).
+    hikari.setMinimumIdle(readOnly ? poolSize : 0);
     hikari.setConnectionTimeout(connectionTimeout.toMilliseconds());
+    // Checking an idle connection before handing it out takes a round trip of a millisecond; on a
+    // frozen server it would otherwise wait Hikari's default 5 s before trying another one.
+    hikari.setValidationTimeout(Math.max(250, Math.min(1000, connectionTimeout.toMilliseconds())));
     // Start even when the database is down: the service serves what it can and reports not-ready.
     hikari.setInitializationFailTimeout(-1);
     hikari.setReadOnly(readOnly);
+    if (url.startsWith("jdbc:postgresql:")) {
+      // pg_stat_activity names the pool each session belongs to.
+      hikari.addDataSourceProperty("ApplicationName", poolName);
+      // Bounds for a server that accepts TCP but never answers (SIGSTOP, a VM pause, a dead host
+      // behind a live load balancer): the TCP connect, then every read, logins included. Without
+      // them a query or a login attempt blocks its thread until the server comes back.
+      hikari.addDataSourceProperty("connectTimeout", Long.toString(wholeSeconds(connectionTimeout)));
+      hikari.addDataSourceProperty("socketTimeout", Long.toString(wholeSeconds(socketTimeout)));
+    }
     properties.forEach(hikari::addDataSourceProperty);
     if (schema != null) {
       hikari.addDataSourceProperty("currentSchema", schema + ",public");
@@ -186,6 +244,11 @@ public class DatabaseFactory {
       hikari.addDataSourceProperty("readOnlyMode", "always");
     }
     return new HikariDataSource(hikari);
+  }
+
+  /** pgjdbc takes its timeouts in whole seconds; never round a bound down to "no bound" (0). */
+  static long wholeSeconds(Duration duration) {
+    return Math.max(1, (duration.toMilliseconds() + 999) / 1000);
   }
 
   @Override

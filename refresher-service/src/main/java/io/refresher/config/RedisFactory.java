@@ -8,20 +8,25 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
+import java.net.MalformedURLException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
+import org.redisson.config.BaseConfig;
 import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
 import org.redisson.config.ReadMode;
 import org.redisson.config.SingleServerConfig;
+import org.redisson.config.SslVerificationMode;
 
 /**
  * The Redis that holds the cache. The URL has the form {@code redis://[user:password@]host:port[/db]}
@@ -31,6 +36,13 @@ import org.redisson.config.SingleServerConfig;
  * seed nodes ({@code redis://:pw@node-a:6379,redis://node-b:6379}); credentials are taken from the
  * first URL that has them, and the database must be 0. Reads and writes always go to masters: the
  * service's reads (metadata, fences, due times) must see its own writes.
+ *
+ * <p>TLS ({@code rediss://}): the server's certificate is verified against the JVM's trust store,
+ * or against {@code caCertificate} (a PEM file of CA certificates, as Kubernetes secrets and cloud
+ * providers hand them out) or {@code truststore} (a PKCS12 or JKS file, with {@code
+ * truststorePassword}). {@code tlsVerification: strict} (the default) also requires the certificate
+ * to name the host of the URL; {@code ca-only} accepts any name the CA signed, for servers reached
+ * by an address their certificate does not hold. Verification cannot be turned off.
  */
 public class RedisFactory {
 
@@ -42,6 +54,19 @@ public class RedisFactory {
     @com.fasterxml.jackson.annotation.JsonCreator
     public static Mode fromJson(String name) {
       return valueOf(name.trim().toUpperCase(java.util.Locale.ROOT));
+    }
+  }
+
+  /** How much of the server's certificate a TLS connection verifies. */
+  public enum TlsVerification {
+    /** Signed by a trusted CA and naming the host of the URL. */
+    STRICT,
+    /** Signed by a trusted CA, whatever host it names. */
+    CA_ONLY;
+
+    @com.fasterxml.jackson.annotation.JsonCreator
+    public static TlsVerification fromJson(String name) {
+      return valueOf(name.trim().replace('-', '_').toUpperCase(java.util.Locale.ROOT));
     }
   }
 
@@ -64,6 +89,17 @@ public class RedisFactory {
   @Min(0)
   @Max(256)
   private int nettyThreads = 0;
+
+  /** PEM file of the CA certificate(s) that sign the server's; null: the JVM's trust store. */
+  private String caCertificate;
+
+  /** PKCS12 or JKS truststore file, instead of {@link #caCertificate}; null: none. */
+  private String truststore;
+
+  /** The truststore's password (a secret: never logged); null for none. */
+  private String truststorePassword;
+
+  @NotNull private TlsVerification tlsVerification = TlsVerification.STRICT;
 
   @JsonProperty
   public String getUrl() {
@@ -96,6 +132,15 @@ public class RedisFactory {
   }
 
   @JsonProperty
+  /**
+   * How long the epoch guard's probe waits for Redis: the command timeout, at most 500 ms. A
+   * Redis that does not answer a marker read within it is taken as unreachable, and commands fail
+   * fast until the next probe (100 ms later) succeeds.
+   */
+  public java.time.Duration probeTimeout() {
+    return java.time.Duration.ofMillis(Math.min(timeout.toMilliseconds(), 500));
+  }
+
   public Duration getConnectTimeout() {
     return connectTimeout;
   }
@@ -124,6 +169,80 @@ public class RedisFactory {
   @JsonProperty
   public void setNettyThreads(int nettyThreads) {
     this.nettyThreads = nettyThreads;
+  }
+
+  /** A PEM file of CA certificates for {@code rediss://}; null or blank for the JVM's trust store. */
+  @JsonProperty
+  public String getCaCertificate() {
+    return caCertificate;
+  }
+
+  @JsonProperty
+  public void setCaCertificate(String caCertificate) {
+    this.caCertificate = blankToNull(caCertificate);
+  }
+
+  @JsonProperty
+  public String getTruststore() {
+    return truststore;
+  }
+
+  @JsonProperty
+  public void setTruststore(String truststore) {
+    this.truststore = blankToNull(truststore);
+  }
+
+  @JsonProperty
+  public String getTruststorePassword() {
+    return truststorePassword;
+  }
+
+  @JsonProperty
+  public void setTruststorePassword(String truststorePassword) {
+    this.truststorePassword = blankToNull(truststorePassword);
+  }
+
+  @JsonProperty
+  public TlsVerification getTlsVerification() {
+    return tlsVerification;
+  }
+
+  @JsonProperty
+  public void setTlsVerification(TlsVerification tlsVerification) {
+    this.tlsVerification = tlsVerification;
+  }
+
+  /** An unset variable substituted as empty means "not set". */
+  private static String blankToNull(String value) {
+    return value == null || value.isBlank() ? null : value;
+  }
+
+  @ValidationMethod(message = "caCertificate and truststore are alternatives: set at most one")
+  public boolean isOneTrustSource() {
+    return caCertificate == null || truststore == null;
+  }
+
+  // A trust setting with a redis:// URL would silently do nothing: the connection is not encrypted.
+  @ValidationMethod(message = "caCertificate and truststore need a rediss:// url (TLS); with redis:// nothing is encrypted")
+  public boolean isTrustOnlyWithTls() {
+    if (caCertificate == null && truststore == null) {
+      return true;
+    }
+    try {
+      return parseAll().stream().allMatch(node -> "rediss".equals(node.scheme()));
+    } catch (IllegalArgumentException e) {
+      return true; // the url rule reports it
+    }
+  }
+
+  @ValidationMethod(message = "caCertificate must name a readable file")
+  public boolean isCaCertificateReadable() {
+    return caCertificate == null || Files.isReadable(Path.of(caCertificate));
+  }
+
+  @ValidationMethod(message = "truststore must name a readable file")
+  public boolean isTruststoreReadable() {
+    return truststore == null || Files.isReadable(Path.of(truststore));
   }
 
   @ValidationMethod(
@@ -208,6 +327,7 @@ public class RedisFactory {
           .setReconnectionDelay(RECONNECTION_DELAY)
           .setRetryDelay(RETRY_DELAY)
           .setPingConnectionInterval(5_000);
+      applyTls(cluster);
       if (credentials.password() != null) {
         cluster.setPassword(credentials.password());
         if (credentials.user() != null) {
@@ -235,7 +355,30 @@ public class RedisFactory {
         .setReconnectionDelay(RECONNECTION_DELAY)
         .setRetryDelay(RETRY_DELAY)
         .setPingConnectionInterval(5_000);
+    applyTls(server);
     return Redisson.create(config);
+  }
+
+  /**
+   * The trust and verification settings of {@code rediss://} connections (Redisson ignores them
+   * for {@code redis://}). Fails with a message naming the setting and the file when a trust file
+   * cannot be read.
+   */
+  void applyTls(BaseConfig<?> server) {
+    server.setSslVerificationMode(
+        tlsVerification == TlsVerification.CA_ONLY ? SslVerificationMode.CA_ONLY : SslVerificationMode.STRICT);
+    if (caCertificate != null) {
+      server.setSslTrustManagerFactory(PemTrust.trustManagers(Path.of(caCertificate), "redis.caCertificate"));
+    } else if (truststore != null) {
+      try {
+        server.setSslTruststore(Path.of(truststore).toUri().toURL());
+      } catch (MalformedURLException e) {
+        throw new IllegalStateException("redis.truststore " + truststore + " is not a file path", e);
+      }
+      if (truststorePassword != null) {
+        server.setSslTruststorePassword(truststorePassword);
+      }
+    }
   }
 
   List<ParsedUrl> parseAll() {
@@ -303,6 +446,9 @@ public class RedisFactory {
 
   @Override
   public String toString() {
-    return "RedisFactory{url=" + redactedUrl() + "}";
+    return "RedisFactory{url=" + redactedUrl()
+        + (caCertificate != null ? ", caCertificate=" + caCertificate : "")
+        + (truststore != null ? ", truststore=" + truststore : "")
+        + ", tlsVerification=" + tlsVerification + "}";
   }
 }

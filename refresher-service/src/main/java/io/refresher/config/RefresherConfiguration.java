@@ -13,7 +13,7 @@ public class RefresherConfiguration extends Configuration {
 
   @Valid @NotNull private RedisFactory redis = new RedisFactory();
 
-  @Valid @NotNull private DatabaseFactory database;
+  @Valid @NotNull private RegistryDatabaseFactory database;
 
   @Valid @NotNull private Map<String, DatabaseFactory> datasources = new LinkedHashMap<>();
 
@@ -39,12 +39,12 @@ public class RefresherConfiguration extends Configuration {
 
   /** The service's own PostgreSQL: registry, epochs, Quartz tables; also the "default" datasource. */
   @JsonProperty
-  public DatabaseFactory getDatabase() {
+  public RegistryDatabaseFactory getDatabase() {
     return database;
   }
 
   @JsonProperty
-  public void setDatabase(DatabaseFactory database) {
+  public void setDatabase(RegistryDatabaseFactory database) {
     this.database = database;
   }
 

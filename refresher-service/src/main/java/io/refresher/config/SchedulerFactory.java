@@ -26,6 +26,10 @@ public class SchedulerFactory {
   @Max(10_000)
   private int claimBatch = 500;
 
+  /**
+   * At most 256: the due index records its shard count in a marker in each possible shard's slot
+   * ({@code DueShardLayout}). A change between starts moves the entries (docs/architecture.md).
+   */
   @Min(1)
   @Max(256)
   private int dueShards = 4;

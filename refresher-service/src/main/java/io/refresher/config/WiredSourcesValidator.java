@@ -44,6 +44,22 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
                 path + ".datasource",
                 "must be 'default' or one of " + new TreeSet<>(config.getDatasources().keySet()));
       }
+      DatabaseFactory pool =
+          datasource == null || SourceFactory.DEFAULT_DATASOURCE.equals(datasource)
+              ? config.getDatabase()
+              : config.getDatasources().get(datasource);
+      if (pool != null
+          && pool.getSocketTimeout() != null
+          && source.getTimeout() != null
+          && source.getTimeout().toMilliseconds() >= pool.getSocketTimeout().toMilliseconds()) {
+        // The socket timeout would end the query first, breaking the connection, and the source's
+        // own timeout would never apply.
+        valid =
+            violation(
+                context,
+                path + ".timeout",
+                "must be below its datasource's socketTimeout (" + pool.getSocketTimeout() + ")");
+      }
       if (source.getSql() == null || source.getParams() == null) {
         continue;
       }

@@ -1,27 +1,37 @@
 package io.refresher.health;
 
 import com.codahale.metrics.health.HealthCheck;
-import org.jdbi.v3.core.Jdbi;
+import io.refresher.persistence.DatabaseAvailability;
+import java.time.InstantSource;
 
 /**
- * Ready only while the service's own PostgreSQL answers. Degraded mode while it is down: values
- * already in Redis stay served, refreshes back off, the admin API answers 503.
+ * Ready only while the service's own PostgreSQL answers its probe. Degraded mode while it is down:
+ * values already in Redis stay served, refreshes back off, the admin API answers 503 at once.
+ *
+ * <p>The check reads what the probe found and does no I/O itself: a check that queried the
+ * database waited out the pool's connection timeout on every run while the database was down (and
+ * forever on a frozen one), so readiness noticed an outage only after 15-20 s, or never.
  */
 public final class PostgresHealthCheck extends HealthCheck {
 
-  private final Jdbi jdbi;
+  private final DatabaseAvailability availability;
+  private final InstantSource clock;
 
-  public PostgresHealthCheck(Jdbi jdbi) {
-    this.jdbi = jdbi;
+  public PostgresHealthCheck(DatabaseAvailability availability, InstantSource clock) {
+    this.availability = availability;
+    this.clock = clock;
   }
 
   @Override
   protected Result check() {
-    try {
-      jdbi.withHandle(handle -> handle.createQuery("SELECT 1").mapTo(Integer.class).one());
-      return Result.healthy();
-    } catch (RuntimeException e) {
-      return Result.unhealthy("PostgreSQL unavailable: " + e.getMessage());
-    }
+    return availability
+        .outage()
+        .map(outage -> Result.builder()
+            .unhealthy()
+            .withMessage("PostgreSQL unavailable: " + outage.cause())
+            .withDetail("since", outage.since().toString())
+            .withDetail("forMillis", clock.millis() - outage.since().toEpochMilli())
+            .build())
+        .orElseGet(Result::healthy);
   }
 }

@@ -3,6 +3,7 @@ package io.refresher.health;
 import com.codahale.metrics.health.HealthCheck;
 import io.refresher.cache.RedisEpochGuard;
 import io.refresher.cache.RedisEvictionPolicy;
+import io.refresher.cache.RedisReachability;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
@@ -12,8 +13,16 @@ public final class RedisHealthCheck extends HealthCheck {
   private final RedissonClient redisson;
   private final String redactedUrl;
   private final RedisEvictionPolicy evictionPolicy;
+  private final RedisReachability reachability;
 
-  public RedisHealthCheck(RedissonClient redisson, String redactedUrl, RedisEvictionPolicy evictionPolicy) {
+  /**
+   * @param reachability what the epoch guard's probes found: while Redis is known to be away the
+   *     check fails at once instead of waiting out a command timeout, so readiness drops within
+   *     one check interval of the guard noticing
+   */
+  public RedisHealthCheck(
+      RedissonClient redisson, String redactedUrl, RedisEvictionPolicy evictionPolicy, RedisReachability reachability) {
+    this.reachability = reachability;
     this.redisson = redisson;
     this.redactedUrl = redactedUrl;
     this.evictionPolicy = evictionPolicy;
@@ -21,6 +30,9 @@ public final class RedisHealthCheck extends HealthCheck {
 
   @Override
   protected Result check() {
+    if (!reachability.reachable()) {
+      return Result.unhealthy("Redis at " + redactedUrl + " unavailable (the epoch guard's probes get no answer)");
+    }
     try {
       boolean marker = redisson.getBucket(RedisEpochGuard.MARKER, StringCodec.INSTANCE).isExists();
       // Shown, not judged: an allkeys-* policy is supported with a warning (see RedisEvictionPolicy).

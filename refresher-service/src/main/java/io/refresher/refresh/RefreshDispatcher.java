@@ -56,6 +56,13 @@ public final class RefreshDispatcher {
   private final AtomicInteger tickFailures = new AtomicInteger();
   private final AtomicLong lastTickMillis = new AtomicLong();
   private final AtomicLong claimedTotal = new AtomicLong();
+  /**
+   * When the registry could not load a batch, its keys went back to the index until this time (epoch
+   * ms; 0: no such failure): ticks before it do not claim, and do not end the failure streak. A
+   * registry that fails at once (a known outage) would otherwise alternate failed ticks with empty
+   * ones, flapping readiness and logging a new streak every retry.
+   */
+  private volatile long registryRetryAtMillis;
 
   /** Claimed keys, waiting for their time or running, by key; their leases are renewed while held. */
   private final ConcurrentHashMap<String, DueRefresh> held = new ConcurrentHashMap<>();
@@ -171,9 +178,13 @@ public final class RefreshDispatcher {
       refresher.releaseAbandonedLocks();
       renewLeases();
       recoverLostClaims();
+      if (clock.millis() < registryRetryAtMillis) {
+        return;
+      }
       while (claimOnce()) {
         // A full batch means more may be due: claim again without waiting for the next poll.
       }
+      registryRetryAtMillis = 0;
       lastTickMillis.set(clock.millis());
       int previous = tickFailures.getAndSet(0);
       if (previous > 0) {
@@ -261,6 +272,7 @@ public final class RefreshDispatcher {
       long retryAt = now + settings.pollInterval().toMillis() * 20;
       claimed.forEach(due -> retry.put(due.key(), Math.max(due.plannedAtMillis(), retryAt)));
       index.reschedule(retry);
+      registryRetryAtMillis = retryAt;
       throw e;
     }
     Map<String, Long> orphans = new HashMap<>();

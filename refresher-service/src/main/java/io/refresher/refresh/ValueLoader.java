@@ -9,6 +9,11 @@ public interface ValueLoader {
   /**
    * Runs the registration's source.
    *
+   * <p>An implementation that knows the largest value a refresh may write ({@link
+   * RefreshSettings#maxValueBytes}) should stop reading a result as soon as its value passes it and
+   * throw {@link SourceException.Kind#VALUE_TOO_LARGE}, instead of building the whole value first;
+   * the caller checks the size of what it returns either way.
+   *
    * @return the value exactly as it will be stored in Redis
    * @throws SourceException for every failure, timeouts included
    */

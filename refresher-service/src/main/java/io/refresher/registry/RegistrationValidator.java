@@ -75,7 +75,33 @@ public final class RegistrationValidator {
       return converted;
     }
     checkParams(source.get(), given, suppliedElsewhere, converted, errors);
+    checkParamLengths(source.get(), given, errors);
     return converted;
+  }
+
+  /**
+   * Adds an error for each declared parameter whose value, as given, is longer than {@link
+   * RegistrationLimits#maxParamLength}, unless another rule already named it. The error states the
+   * bound and the length, never the value.
+   */
+  private void checkParamLengths(SourceDefinition source, Map<String, Object> given, List<FieldError> errors) {
+    for (String name : source.params().keySet()) {
+      Object value = given.get(name);
+      if (value == null || value instanceof Map || value instanceof List) {
+        continue;
+      }
+      String text = value.toString();
+      if (text.length() <= limits.maxParamLength()) {
+        continue; // never more code points than chars
+      }
+      long length = text.codePointCount(0, text.length());
+      String field = "params." + name;
+      if (length > limits.maxParamLength() && errors.stream().noneMatch(error -> error.field().equals(field))) {
+        errors.add(
+            new FieldError(
+                field, "must be at most " + limits.maxParamLength() + " characters long (it has " + length + ")"));
+      }
+    }
   }
 
   /** The source's declared parameters, by name; empty when there is no such source. */

@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 public enum ParamType {
   STRING("a string"),
   LONG("a whole number"),
-  DOUBLE("a number"),
+  DOUBLE("a finite number"),
   BOOLEAN("true or false");
 
   /** A whole number in ASCII digits, optionally signed. */

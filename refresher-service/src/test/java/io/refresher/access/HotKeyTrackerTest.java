@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -540,6 +541,89 @@ class HotKeyTrackerTest {
   }
 
   @Test
+  void tick_popularityWriteFailsPartWay_nextSamplingConsumesTheSameSecondsAndCountsEachReadOnce() {
+    List<Long> pending = pausedFor(Duration.ofSeconds(60));
+    long written = readInEach(pending, 3, BUSY);
+    long cursor = popularity.state().orElseThrow().cursorSecond();
+    popularity.failAfterAdding(PER_SAMPLING); // some keys added, then the store is unreachable
+
+    assertThatThrownBy(tracker::tick).isInstanceOf(IllegalStateException.class);
+
+    List<Long> first = pending.subList(0, PER_SAMPLING);
+    PopularityStore.State failed = popularity.state().orElseThrow();
+    assertThat(failed.cursorSecond()).isEqualTo(cursor);
+    assertThat(failed.consuming()).contains(new PopularityStore.Seconds(first.get(0), first.get(first.size() - 1)));
+    assertThat(counts.deletedSeconds).isEmpty();
+
+    counts.readSeconds.clear();
+    HotSetReport retry = tracker.tick();
+
+    assertThat(counts.readSeconds).as("the unfinished seconds, exactly").containsExactlyElementsOf(first);
+    assertThat(retry.secondsConsumed()).isEqualTo(PER_SAMPLING);
+    assertThat(popularity.state().orElseThrow()).isEqualTo(new PopularityStore.State(START_MS, first.get(first.size() - 1)));
+    List<HotSetReport> rest = catchUp();
+    assertThat(retry.readsCounted() + rest.stream().mapToLong(HotSetReport::readsCounted).sum()).isEqualTo(written);
+    for (long second : pending) {
+      String key = "k" + second + ":0";
+      assertThat(popularity.score(key))
+          .as("score of %s", key)
+          .isCloseTo(BUSY * tracker.decay().weight((second + 1) * 1000, START_MS), withinPercentage(1e-9));
+    }
+  }
+
+  @Test
+  void tick_unfinishedConsumption_isFinishedFirst_readingExactlyItsSeconds() {
+    long last = lastCompleteSecond();
+    counts.add(last - 5, Map.of("a", 3L));
+    counts.add(last, Map.of("a", 4L));
+    popularity.setState(
+        new PopularityStore.State(START_MS, last - 10, Optional.of(new PopularityStore.Seconds(last - 9, last - 5))));
+
+    HotSetReport report = tracker.tick();
+
+    assertThat(counts.readSeconds).containsExactlyElementsOf(secondsBetween(last - 9, last - 5));
+    assertThat(report.readsCounted()).isEqualTo(3);
+    assertThat(popularity.state().orElseThrow()).isEqualTo(new PopularityStore.State(START_MS, last - 5));
+    assertThat(tracker.tick().readsCounted()).as("the next sampling, the rest").isEqualTo(4);
+  }
+
+  @Test
+  void tick_anotherSamplerConsumedTheSecondsMeanwhile_consumesAndDeletesNothing() {
+    long last = lastCompleteSecond();
+    keptUpUntil(last - 3);
+    counts.add(last, Map.of("a", BUSY));
+    // While this sampler reads the counters, another one consumes the same seconds.
+    counts.whileReading(() -> popularity.setState(new PopularityStore.State(START_MS, last)));
+
+    HotSetReport report = tracker.tick();
+
+    assertThat(report.secondsConsumed()).isZero();
+    assertThat(report.readsCounted()).isZero();
+    assertThat(counts.deletedSeconds).as("the other sampler's to delete").isEmpty();
+    assertThat(popularity.score("a")).isZero();
+    assertThat(popularity.state().orElseThrow().cursorSecond()).isEqualTo(last);
+  }
+
+  @Test
+  void tick_landmarkDueForRescaleWhileAConsumptionIsUnfinished_finishesItFirstAndRescalesNextTime() {
+    long landmark = START_MS - 50 * HALF_LIFE.toMillis();
+    long last = lastCompleteSecond();
+    counts.add(last, Map.of("a", 5L));
+    popularity.setState(new PopularityStore.State(landmark, last - 1, Optional.of(new PopularityStore.Seconds(last, last))));
+
+    tracker.tick();
+
+    assertThat(popularity.state().orElseThrow()).isEqualTo(new PopularityStore.State(landmark, last));
+    assertThat(popularity.score("a")).isCloseTo(5 * tracker.decay().weight((last + 1) * 1000, landmark), withinPercentage(1e-9));
+    double rate = rate("a");
+
+    tracker.tick();
+
+    assertThat(popularity.state().orElseThrow().landmarkMillis()).isEqualTo(START_MS);
+    assertThat(rate("a")).isCloseTo(rate, withinPercentage(1e-7));
+  }
+
+  @Test
   void tick_sampleIntervalOf20s_consumesUpToTwoIntervalsPerSampling() {
     tracker = tracker(100, Duration.ofSeconds(20));
     List<Long> pending = pausedFor(Duration.ofSeconds(60));
@@ -701,6 +785,12 @@ class HotKeyTrackerTest {
     /** The seconds asked for in each {@link #readAll} call (one round trip in Redis). */
     final List<List<Long>> readAllCalls = new ArrayList<>();
     private int failingCall;
+    private Runnable whileReading;
+
+    /** Runs {@code action} during the next {@link #readAll} call, once (another sampler at work). */
+    void whileReading(Runnable action) {
+      whileReading = action;
+    }
 
     /** The {@code call}-th next {@link #readAll} call (1 = the next) fails, once. */
     void failReadAllCall(int call) {
@@ -723,6 +813,11 @@ class HotKeyTrackerTest {
       readAllCalls.add(List.copyOf(unixSeconds));
       if (readAllCalls.size() == failingCall) {
         throw new IllegalStateException("counters unreachable");
+      }
+      if (whileReading != null) {
+        Runnable action = whileReading;
+        whileReading = null;
+        action.run();
       }
       return AccessCounts.super.readAll(unixSeconds);
     }

@@ -7,18 +7,43 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** Popularity scores in a map: pages sorted by score descending, ties by key. */
+/**
+ * Popularity scores in a map: pages sorted by score descending, ties by key. Writes check the state
+ * they were computed on and consumptions are recorded per key, as the Redis store does, so a
+ * consumption sent again adds nothing twice.
+ */
 final class InMemoryPopularityStore implements PopularityStore {
 
   private static final Comparator<Scored> HIGHEST_FIRST =
       Comparator.comparingDouble(Scored::score).reversed().thenComparing(Scored::key);
 
-  private final Map<String, Double> scores = new HashMap<>();
-  private State state;
+  /** A consumption under way: the cursor it builds on, its seconds, and what it added per key. */
+  private record Consuming(long after, Seconds seconds, Map<String, Double> added) {}
 
-  /** Sets the state directly (a store that already holds popularity). */
+  private final Map<String, Double> scores = new HashMap<>();
+  private long landmark;
+  private long cursor;
+  private boolean initialised;
+  private Consuming consuming;
+  private int failAfterKeys = -1;
+  private Runnable beforeNextRaise;
+
+  /** Sets the state directly (a store that already holds popularity); its unfinished consumption added nothing yet. */
   void setState(State state) {
-    this.state = state;
+    landmark = state.landmarkMillis();
+    cursor = state.cursorSecond();
+    initialised = true;
+    consuming = state.consuming().map(seconds -> new Consuming(cursor, seconds, new HashMap<>())).orElse(null);
+  }
+
+  /** The next {@link #add} fails (as Redis would, unreachable) once it has added this many keys. */
+  void failAfterAdding(int keys) {
+    failAfterKeys = keys;
+  }
+
+  /** Runs {@code action} when {@link #raise} is next called, before it checks the landmark. */
+  void beforeNextRaise(Runnable action) {
+    beforeNextRaise = action;
   }
 
   /** Sets a key's score directly. */
@@ -33,30 +58,66 @@ final class InMemoryPopularityStore implements PopularityStore {
 
   @Override
   public Optional<State> state() {
-    return Optional.ofNullable(state);
+    if (!initialised) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new State(
+            landmark,
+            cursor,
+            consuming != null && consuming.after() == cursor ? Optional.of(consuming.seconds()) : Optional.empty()));
   }
 
   @Override
   public State initialise(State initial) {
-    if (state == null) {
-      state = initial;
+    if (!initialised) {
+      setState(new State(initial.landmarkMillis(), initial.cursorSecond()));
     }
-    return state;
+    return state().orElseThrow();
   }
 
   @Override
-  public void add(Map<String, Double> increments, long cursorSecond) {
-    if (state == null) {
-      throw new IllegalStateException("add before initialise");
+  public boolean add(State on, Seconds seconds, Map<String, Double> increments) {
+    if (!initialised || on.landmarkMillis() != landmark || on.cursorSecond() != cursor) {
+      return false;
     }
-    increments.forEach((key, increment) -> scores.merge(key, increment, Double::sum));
-    state = new State(state.landmarkMillis(), cursorSecond);
+    if (consuming != null && consuming.after() != cursor) {
+      consuming = null;
+    }
+    if (consuming != null && !consuming.seconds().equals(seconds)) {
+      return false;
+    }
+    if (consuming == null && on.consuming().isPresent()) {
+      return false;
+    }
+    if (consuming == null) {
+      consuming = new Consuming(cursor, seconds, new HashMap<>());
+    }
+    int added = 0;
+    for (Map.Entry<String, Double> increment : increments.entrySet()) {
+      if (added++ == failAfterKeys) {
+        failAfterKeys = -1;
+        throw new IllegalStateException("injected: the store failed part-way through the increments");
+      }
+      double before = consuming.added().getOrDefault(increment.getKey(), 0.0);
+      if (increment.getValue() > before) {
+        scores.merge(increment.getKey(), increment.getValue() - before, Double::sum);
+        consuming.added().put(increment.getKey(), increment.getValue());
+      }
+    }
+    cursor = seconds.last();
+    consuming = null;
+    return true;
   }
 
   @Override
-  public void rescale(double factor, long landmarkMillis) {
+  public boolean rescale(State on, double factor, long landmarkMillis) {
+    if (!initialised || on.landmarkMillis() != landmark || (consuming != null && consuming.after() == cursor)) {
+      return false;
+    }
     scores.replaceAll((key, score) -> score * factor);
-    state = new State(landmarkMillis, state.cursorSecond());
+    landmark = landmarkMillis;
+    return true;
   }
 
   @Override
@@ -91,8 +152,17 @@ final class InMemoryPopularityStore implements PopularityStore {
   }
 
   @Override
-  public void raise(Map<String, Double> raised) {
+  public boolean raise(long landmarkMillis, Map<String, Double> raised) {
+    if (beforeNextRaise != null) {
+      Runnable action = beforeNextRaise;
+      beforeNextRaise = null;
+      action.run();
+    }
+    if (!initialised || landmarkMillis != landmark) {
+      return false;
+    }
     raised.forEach((key, score) -> scores.merge(key, score, Math::max));
+    return true;
   }
 
   private List<Scored> sorted() {

@@ -111,6 +111,21 @@ class PopularityKeeperTest {
   }
 
   @Test
+  void restore_samplerRescalesMeanwhile_scoresComputedAgainAgainstTheNewLandmark() {
+    long landmark = START_MS - 50 * H;
+    popularity.setState(new PopularityStore.State(landmark, 12345));
+    archive.rows.put("k", new PopularityArchive.Saved("k", 8, START.minus(HALF_LIFE)));
+    popularity.beforeNextRaise(
+        () -> popularity.rescale(popularity.state().orElseThrow(), decay.rescaleFactor(START_MS, landmark), START_MS));
+
+    int restored = keeper.restore();
+
+    assertThat(restored).isEqualTo(1);
+    assertThat(popularity.state().orElseThrow().landmarkMillis()).isEqualTo(START_MS);
+    assertThat(rate(popularity, "k")).isCloseTo(4, withinPercentage(EXACT));
+  }
+
+  @Test
   void restore_readsAtMostMaxTrackedKeys() {
     archive.rows.put("k", new PopularityArchive.Saved("k", 8, START));
 

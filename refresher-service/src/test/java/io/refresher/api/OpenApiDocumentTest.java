@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.refresher.registry.RegistrationLimits;
 import jakarta.ws.rs.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -37,7 +38,7 @@ class OpenApiDocumentTest {
 
   @BeforeAll
   static void build() throws Exception {
-    document = JSON.readTree(OpenApiDocument.json());
+    document = JSON.readTree(OpenApiDocument.json(RegistrationLimits.DEFAULT_MAX_PARAM_LENGTH));
   }
 
   @Test
@@ -119,6 +120,30 @@ class OpenApiDocumentTest {
         assertThat(operation.path("responses").has(common)).as("%s answers %s", where, common).isTrue();
       }
     });
+  }
+
+  @Test
+  void roles_theReadTokenCallsTheGetsOnlyAndEveryOtherOperationAnswers403() {
+    forEachOperation((path, method, operation) -> {
+      List<String> roles = new ArrayList<>();
+      operation.path("x-roles").forEach(role -> roles.add(role.asText()));
+      assertThat(roles).as("x-roles of %s %s", method, path).contains(Roles.ADMIN);
+      if (method.equals("GET")) {
+        assertThat(roles).as("x-roles of %s %s", method, path).contains(Roles.READ);
+        assertThat(operation.path("responses").has("403")).isFalse();
+      } else {
+        assertThat(roles).as("x-roles of %s %s", method, path).doesNotContain(Roles.READ);
+        assertThat(operation.path("responses").has("403")).as("%s %s answers 403", method, path).isTrue();
+      }
+    });
+  }
+
+  @Test
+  void paramValues_areBoundedToTheConfiguredLength() throws Exception {
+    JsonNode values = JSON.readTree(OpenApiDocument.json(77)).at("/components/schemas/ParamValues/additionalProperties/anyOf/0");
+
+    assertThat(values.path("type").asText()).isEqualTo("string");
+    assertThat(values.path("maxLength").asInt()).isEqualTo(77);
   }
 
   @Test

@@ -1,10 +1,27 @@
 package io.refresher.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.refresher.testing.TestCertificates;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.redisson.config.Config;
+import org.redisson.config.SingleServerConfig;
+import org.redisson.config.SslVerificationMode;
 
 class RedisFactoryTest {
+
+  @TempDir static Path directory;
+  private static TestCertificates certificates;
+
+  @BeforeAll
+  static void makeCertificates() {
+    certificates = TestCertificates.create(directory.resolve("certs"), "Redis Factory Test CA");
+  }
 
   private static RedisFactory factory(String url, RedisFactory.Mode mode) {
     RedisFactory factory = new RedisFactory();
@@ -63,5 +80,100 @@ class RedisFactoryTest {
   @Test
   void modeFromJson_anyCase_parses() {
     assertThat(RedisFactory.Mode.fromJson(" Cluster ")).isEqualTo(RedisFactory.Mode.CLUSTER);
+  }
+
+  @Test
+  void applyTls_caCertificate_trustManagersFromThePemAndStrictVerification() {
+    RedisFactory factory = factory("rediss://cache:6380", RedisFactory.Mode.SINGLE);
+    factory.setCaCertificate(certificates.caCertificate().toString());
+    SingleServerConfig server = new Config().useSingleServer();
+
+    factory.applyTls(server);
+
+    assertThat(server.getSslTrustManagerFactory()).isNotNull();
+    assertThat(server.getSslTrustManagerFactory().getTrustManagers()).isNotEmpty();
+    assertThat(server.getSslTruststore()).isNull();
+    assertThat(server.getSslVerificationMode()).isEqualTo(SslVerificationMode.STRICT);
+  }
+
+  @Test
+  void applyTls_truststore_urlPasswordAndCaOnlyVerification() throws Exception {
+    RedisFactory factory = factory("rediss://cache:6380", RedisFactory.Mode.SINGLE);
+    factory.setTruststore(certificates.caTruststore().toString());
+    factory.setTruststorePassword("store-secret");
+    factory.setTlsVerification(RedisFactory.TlsVerification.CA_ONLY);
+    SingleServerConfig server = new Config().useSingleServer();
+
+    factory.applyTls(server);
+
+    assertThat(server.getSslTruststore()).isEqualTo(certificates.caTruststore().toUri().toURL());
+    assertThat(server.getSslTruststorePassword()).isEqualTo("store-secret");
+    assertThat(server.getSslTrustManagerFactory()).isNull();
+    assertThat(server.getSslVerificationMode()).isEqualTo(SslVerificationMode.CA_ONLY);
+    assertThat(factory.toString()).doesNotContain("store-secret");
+  }
+
+  @Test
+  void applyTls_clusterConfig_getsTheSameSettings() {
+    RedisFactory factory = factory("rediss://a:6379,rediss://b:6379", RedisFactory.Mode.CLUSTER);
+    factory.setCaCertificate(certificates.caCertificate().toString());
+    var cluster = new Config().useClusterServers();
+
+    factory.applyTls(cluster);
+
+    assertThat(cluster.getSslTrustManagerFactory()).isNotNull();
+    assertThat(cluster.getSslVerificationMode()).isEqualTo(SslVerificationMode.STRICT);
+  }
+
+  @Test
+  void applyTls_noTrustSettings_jvmTrustStoreAndStrictVerification() {
+    SingleServerConfig server = new Config().useSingleServer();
+
+    factory("rediss://cache:6380", RedisFactory.Mode.SINGLE).applyTls(server);
+
+    assertThat(server.getSslTrustManagerFactory()).isNull();
+    assertThat(server.getSslTruststore()).isNull();
+    assertThat(server.getSslVerificationMode()).isEqualTo(SslVerificationMode.STRICT);
+  }
+
+  @Test
+  void applyTls_fileWithoutCertificates_failsNamingTheSettingAndFile() throws Exception {
+    Path garbage = Files.writeString(directory.resolve("not-a-cert.pem"), "hello");
+    RedisFactory factory = factory("rediss://cache:6380", RedisFactory.Mode.SINGLE);
+    factory.setCaCertificate(garbage.toString());
+
+    assertThatThrownBy(() -> factory.applyTls(new Config().useSingleServer()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("redis.caCertificate")
+        .hasMessageContaining(garbage.toString());
+  }
+
+  @Test
+  void validation_trustSettings_needRedissOneSourceAndReadableFiles() {
+    RedisFactory plain = factory("redis://cache:6379", RedisFactory.Mode.SINGLE);
+    plain.setCaCertificate(certificates.caCertificate().toString());
+    assertThat(plain.isTrustOnlyWithTls()).isFalse();
+
+    RedisFactory both = factory("rediss://cache:6380", RedisFactory.Mode.SINGLE);
+    both.setCaCertificate(certificates.caCertificate().toString());
+    both.setTruststore(certificates.caTruststore().toString());
+    assertThat(both.isOneTrustSource()).isFalse();
+
+    RedisFactory missing = factory("rediss://cache:6380", RedisFactory.Mode.SINGLE);
+    missing.setCaCertificate(directory.resolve("no-such.pem").toString());
+    assertThat(missing.isCaCertificateReadable()).isFalse();
+    assertThat(missing.isTrustOnlyWithTls()).isTrue();
+
+    RedisFactory blank = factory("redis://cache:6379", RedisFactory.Mode.SINGLE);
+    blank.setCaCertificate("");
+    blank.setTruststore(" ");
+    assertThat(blank.getCaCertificate()).isNull();
+    assertThat(blank.isTrustOnlyWithTls()).isTrue();
+  }
+
+  @Test
+  void tlsVerificationFromJson_kebabOrSnakeCase_parses() {
+    assertThat(RedisFactory.TlsVerification.fromJson("ca-only")).isEqualTo(RedisFactory.TlsVerification.CA_ONLY);
+    assertThat(RedisFactory.TlsVerification.fromJson(" STRICT ")).isEqualTo(RedisFactory.TlsVerification.STRICT);
   }
 }

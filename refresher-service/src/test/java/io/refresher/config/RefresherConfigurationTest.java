@@ -57,10 +57,13 @@ class RefresherConfigurationTest {
     assertThat(redis.getConnectTimeout()).isEqualTo(Duration.seconds(5));
     assertThat(redis.getConnectionPoolSize()).isEqualTo(64);
 
-    DatabaseFactory database = config.getDatabase();
+    RegistryDatabaseFactory database = config.getDatabase();
     assertThat(database.getUrl()).isEqualTo("jdbc:postgresql://localhost:5432/refresher");
     assertThat(database.getMaxPoolSize()).isEqualTo(10);
     assertThat(database.getConnectionTimeout()).isEqualTo(Duration.seconds(5));
+    assertThat(database.getSocketTimeout()).isEqualTo(Duration.seconds(30));
+    assertThat(database.getProbeInterval()).isEqualTo(Duration.seconds(1));
+    assertThat(database.getProbeTimeout()).isEqualTo(Duration.seconds(2));
     assertThat(database.getProperties()).isEmpty();
 
     assertThat(config.getDatasources()).isEmpty();
@@ -119,6 +122,8 @@ class RefresherConfigurationTest {
 
     assertThat(config.getAdmin().getToken()).isEqualTo("0123456789abcdef");
     assertThat(config.getAdmin().getMaxBodySize().toBytes()).isEqualTo(1024 * 1024);
+    assertThat(config.getAdmin().getMaxParamLength()).isEqualTo(1000);
+    assertThat(config.getAdmin().registrationLimits()).isEqualTo(io.refresher.registry.RegistrationLimits.DEFAULT);
   }
 
   @Test
@@ -196,6 +201,10 @@ class RefresherConfigurationTest {
     assertThat(config.getDatabase().getUrl()).isEqualTo("jdbc:postgresql://localhost:5432/refresher");
     assertThat(config.getSources()).containsKey("server-time");
     assertThat(config.getSources().get("server-time").getResult()).isEqualTo(ResultShape.SCALAR);
+    // REFRESHER_ADMIN_READ_TOKEN and REFRESHER_REDIS_CA_CERTIFICATE unset: no read-only token, the JVM's trust store.
+    assertThat(config.getAdmin().getReadToken()).isNull();
+    assertThat(config.getRedis().getCaCertificate()).isNull();
+    assertThat(config.getRedis().getTlsVerification()).isEqualTo(RedisFactory.TlsVerification.STRICT);
   }
 
   @Test
@@ -248,6 +257,26 @@ class RefresherConfigurationTest {
 
     assertThat(message).contains("sources.product-by-id.datasource").contains("must be 'default' or one of []");
     assertThat(message).doesNotContain("sources.product-by-id.params");
+  }
+
+  @Test
+  void build_sourceTimeoutNotBelowSocketTimeout_failsNamingSourceTimeout() throws Exception {
+    String message =
+        failure(
+            """
+            database:
+              url: jdbc:postgresql://localhost:5432/refresher
+              socketTimeout: 10s
+            """
+                + ADMIN
+                + """
+                sources:
+                  report:
+                    sql: SELECT 1
+                    timeout: 10s
+                """);
+
+    assertThat(message).contains("sources.report.timeout").contains("must be below its datasource's socketTimeout (10 seconds)");
   }
 
   @Test
@@ -344,6 +373,38 @@ class RefresherConfigurationTest {
   }
 
   @Test
+  void build_withoutReadToken_hasNoReadToken() throws Exception {
+    assertThat(load(DATABASE + ADMIN).getAdmin().getReadToken()).isNull();
+    // config.yml's reference to an unset REFRESHER_ADMIN_READ_TOKEN substitutes as nothing.
+    assertThat(load(DATABASE + "admin:\n  token: 0123456789abcdef\n  readToken:\n").getAdmin().getReadToken()).isNull();
+  }
+
+  @Test
+  void build_readToken_isRead() throws Exception {
+    RefresherConfiguration config =
+        load(DATABASE + "admin:\n  token: 0123456789abcdef\n  readToken: read-0123456789abcdef\n");
+
+    assertThat(config.getAdmin().getReadToken()).isEqualTo("read-0123456789abcdef");
+    assertThat(config.getAdmin().toString()).doesNotContain("0123456789abcdef");
+  }
+
+  @Test
+  void build_shortReadToken_failsNamingReadToken() throws Exception {
+    String message = failure(DATABASE + "admin:\n  token: 0123456789abcdef\n  readToken: too-short\n");
+
+    assertThat(message).contains("admin.readToken").contains("must be at least 16 characters");
+    assertThat(message).doesNotContain("too-short");
+  }
+
+  @Test
+  void build_readTokenEqualToAdminToken_fails() throws Exception {
+    String message = failure(DATABASE + "admin:\n  token: 0123456789abcdef\n  readToken: 0123456789abcdef\n");
+
+    assertThat(message).contains("readToken must differ from token");
+    assertThat(message).doesNotContain("0123456789abcdef");
+  }
+
+  @Test
   void build_malformedRedisUrl_fails() throws Exception {
     for (String url : new String[] {"http://localhost:6379", "redis://", "redis://host:6379/not-a-db", "not a url"}) {
       String message = failure(DATABASE + ADMIN + "redis:\n  url: \"" + url + "\"\n");
@@ -360,6 +421,25 @@ class RefresherConfigurationTest {
 
       assertThat(config.getRedis().isUrlValid()).as(url).isTrue();
     }
+  }
+
+  @Test
+  void build_redisTlsSettings_areRead() throws Exception {
+    Path ca = Files.writeString(dir.resolve("ca.pem"), "not checked until the client is built");
+    RefresherConfiguration config =
+        load(DATABASE + ADMIN + "redis:\n  url: rediss://cache:6380\n  caCertificate: " + ca + "\n  tlsVerification: ca-only\n");
+
+    assertThat(config.getRedis().getCaCertificate()).isEqualTo(ca.toString());
+    assertThat(config.getRedis().getTlsVerification()).isEqualTo(RedisFactory.TlsVerification.CA_ONLY);
+    assertThat(load(DATABASE + ADMIN).getRedis().getTlsVerification()).isEqualTo(RedisFactory.TlsVerification.STRICT);
+  }
+
+  @Test
+  void build_redisTrustWithoutTls_failsNamingTheRule() throws Exception {
+    String message =
+        failure(DATABASE + ADMIN + "redis:\n  url: redis://cache:6379\n  caCertificate: " + dir.resolve("missing.pem") + "\n");
+
+    assertThat(message).contains("need a rediss:// url").contains("caCertificate must name a readable file");
   }
 
   @Test

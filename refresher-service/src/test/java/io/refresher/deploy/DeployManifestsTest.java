@@ -76,7 +76,7 @@ class DeployManifestsTest {
           "REFRESHER_ADMIN_TOKEN");
   /** Variables whose values are secret: they may only come from the Secret, never a literal. */
   private static final List<String> SECRET_ENV =
-      List.of("REFRESHER_REDIS_URL", "REFRESHER_DB_PASSWORD", "REFRESHER_ADMIN_TOKEN");
+      List.of("REFRESHER_REDIS_URL", "REFRESHER_DB_PASSWORD", "REFRESHER_ADMIN_TOKEN", "REFRESHER_ADMIN_READ_TOKEN");
   /** Dropwizard's EnvironmentVariableSubstitutor syntax: a name, optionally ":-default". */
   private static final Pattern ENV_REFERENCE =
       Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?}");
@@ -349,13 +349,17 @@ class DeployManifestsTest {
             .map(from -> from.getSecretKeyRef())
             .toList();
     assertThat(refs).isNotEmpty();
+    Set<String> defaulted = configReferences(true);
     assertThat(refs)
         .allSatisfy(
             ref -> {
               assertThat(ref.getName()).isEqualTo(SECRET_NAME);
               assertThat(ref.getKey()).isNotBlank();
-              // optional: true would start the service without the variable and fail later, worse.
-              assertThat(ref.getOptional()).isNotEqualTo(Boolean.TRUE);
+              // optional: true would start the service without the variable and fail later, worse;
+              // only a variable config.yml gives a default of its own may be missing.
+              if (!defaulted.contains(ref.getKey())) {
+                assertThat(ref.getOptional()).as("%s optional", ref.getKey()).isNotEqualTo(Boolean.TRUE);
+              }
             });
     List<EnvFromSource> envFrom = Optional.ofNullable(container().getEnvFrom()).orElse(List.of());
     assertThat(envFrom)
@@ -391,16 +395,31 @@ class DeployManifestsTest {
   }
 
   @Test
+  void deployment_readToken_isOptionalFromTheSecret() {
+    // The read-only token of the admin API: set in the Secret to enable it, left out to disable it.
+    EnvVar env = env("REFRESHER_ADMIN_READ_TOKEN");
+    assertThat(env.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("REFRESHER_ADMIN_READ_TOKEN");
+    assertThat(env.getValueFrom().getSecretKeyRef().getOptional()).isTrue();
+    assertThat(deployedConfig.path("admin").path("readToken").asText()).isEqualTo("${REFRESHER_ADMIN_READ_TOKEN:-}");
+  }
+
+  /** The variables config.yml references with a default ({@code true}) or without one. */
+  private static Set<String> configReferences(boolean withDefault) {
+    Set<String> names = new TreeSet<>();
+    Matcher matcher = ENV_REFERENCE.matcher(configMap.getData().get(CONFIG_FILE_KEY));
+    while (matcher.find()) {
+      if ((matcher.group(2) != null) == withDefault) {
+        names.add(matcher.group(1));
+      }
+    }
+    return names;
+  }
+
+  @Test
   void configMap_requiredVariables_areAllProvidedByTheDeployment() {
     // Dropwizard substitutes over the raw text (comments included) and refuses to start when a
     // reference without a default is unset: every such name must be in the container's env.
-    Set<String> required = new TreeSet<>();
-    Matcher matcher = ENV_REFERENCE.matcher(configMap.getData().get(CONFIG_FILE_KEY));
-    while (matcher.find()) {
-      if (matcher.group(2) == null) {
-        required.add(matcher.group(1));
-      }
-    }
+    Set<String> required = configReferences(false);
     Set<String> provided = container().getEnv().stream().map(EnvVar::getName).collect(Collectors.toSet());
     assertThat(required).contains("REFRESHER_DB_URL", "REFRESHER_ADMIN_TOKEN");
     assertThat(provided).containsAll(required);

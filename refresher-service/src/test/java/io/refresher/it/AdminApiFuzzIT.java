@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.refresher.api.OpenApiDocument;
+import io.refresher.registry.RegistrationLimits;
 import io.refresher.it.FuzzInputs.Body;
 import io.refresher.it.FuzzInputs.Encoding;
 import io.refresher.it.FuzzInputs.PatternChoice;
@@ -93,7 +94,8 @@ class AdminApiFuzzIT {
           // Every registration is refreshed at once; later refreshes would only add load here.
           "refresh.ttr.initial", "1m",
           "refresh.ttr.min", "1m",
-          "refresh.ttr.max", "5m");
+          "refresh.ttr.max", "5m",
+          "admin.readToken", FuzzInputs.READ_TOKEN);
 
   /** No answer within this long is a hang. */
   private static final Duration HANG = Duration.ofSeconds(10);
@@ -151,7 +153,7 @@ class AdminApiFuzzIT {
     assertThat(without.contentType()).startsWith("application/json");
     assertThat(with.status()).isEqualTo(200);
     assertThat(with.contentType()).startsWith("application/json");
-    assertThat(json(with)).isEqualTo(read(OpenApiDocument.json()));
+    assertThat(json(with)).isEqualTo(read(OpenApiDocument.json(RegistrationLimits.DEFAULT_MAX_PARAM_LENGTH)));
   }
 
   @Example
@@ -323,6 +325,10 @@ class AdminApiFuzzIT {
       Optional<JsonNode> body = FuzzRules.strictJson(call.body().asRead());
       registration = body.flatMap(json -> FuzzInputs.addressesExactly(key, encoding) ? rules.registration(key, json) : Optional.empty());
       expect = registration.isEmpty() ? Expect.clientError() : Expect.exactly(model.keys.containsKey(key) ? 200 : 201);
+      if (call.token().readOnly()) {
+        registration = Optional.empty();
+        expect = Expect.exactly(403); // before the body is read
+      }
     }
     Reply reply = check(call, expect, "PUT", "/v1/keys/{key}");
     if (registration.isPresent()) {
@@ -383,6 +389,10 @@ class AdminApiFuzzIT {
     boolean deletes = expect == null && model.keys.containsKey(key) && FuzzInputs.addressesExactly(key, encoding);
     if (expect == null) {
       expect = deletes ? Expect.exactly(204) : Expect.clientError();
+      if (call.token().readOnly()) {
+        deletes = false;
+        expect = Expect.exactly(403);
+      }
     }
     check(call, expect, "DELETE", "/v1/keys/{key}");
     if (deletes) {
@@ -402,7 +412,7 @@ class AdminApiFuzzIT {
               if (expect == null) {
                 boolean found = (model.keys.containsKey(key) || model.templateCovering(key).isPresent())
                     && FuzzInputs.addressesExactly(key, encoding);
-                expect = found ? Expect.exactly(200) : Expect.clientError();
+                expect = call.token().readOnly() ? Expect.exactly(403) : found ? Expect.exactly(200) : Expect.clientError();
               }
               check(call, expect, "POST", "/v1/keys/{key}/refresh");
             });
@@ -474,6 +484,10 @@ class AdminApiFuzzIT {
           .filter(candidate -> model.templates.entrySet().stream()
               .noneMatch(other -> !other.getKey().equals(name) && other.getValue().pattern().equals(candidate.pattern())));
       expect = template.isEmpty() ? Expect.clientError() : Expect.exactly(model.templates.containsKey(name) ? 200 : 201);
+      if (call.token().readOnly()) {
+        template = Optional.empty();
+        expect = Expect.exactly(403);
+      }
     }
     Reply reply = check(call, expect, "PUT", "/v1/templates/{name}");
     if (template.isPresent()) {
@@ -520,9 +534,9 @@ class AdminApiFuzzIT {
             Call call = Call.plain("DELETE", "/v1/templates/" + TestApp.pathOf(name)).withToken(token);
             return Transformer.mutate(call.describe(), model -> {
               Expect expect = preconditions(call);
-              boolean deletes = expect == null && model.templates.containsKey(name);
+              boolean deletes = expect == null && model.templates.containsKey(name) && !token.readOnly();
               if (expect == null) {
-                expect = deletes ? Expect.exactly(204) : Expect.clientError();
+                expect = token.readOnly() ? Expect.exactly(403) : deletes ? Expect.exactly(204) : Expect.clientError();
               }
               check(call, expect, "DELETE", "/v1/templates/{name}");
               if (deletes) {

@@ -6,26 +6,32 @@ import io.refresher.cache.RedisDueIndex;
 import io.refresher.refresh.DueIndex;
 import io.refresher.testing.RealServers;
 import io.refresher.testing.TestRedis;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 
-/** The due index's claim, lease and repair semantics on a real Redis. */
+/** The due index's claim, lease, repair and shard-count change semantics on a real Redis. */
 class DueIndexIT {
 
   private static TestRedis redis;
   private static RedissonClient redisson;
-  private static RedisDueIndex index;
+  private RedisDueIndex index;
 
   @BeforeAll
   static void start() {
     redis = RealServers.newRedis();
     redisson = redis.connect();
-    index = new RedisDueIndex(redisson, 3);
   }
 
   @AfterAll
@@ -37,6 +43,8 @@ class DueIndexIT {
   @BeforeEach
   void clear() {
     redisson.getKeys().flushdb();
+    index = new RedisDueIndex(redisson, 3);
+    index.adoptConfiguredLayout();
   }
 
   @Test
@@ -202,5 +210,137 @@ class DueIndexIT {
     assertThat(index.claimedWith(7_000.5)).extracting(DueIndex.DueKey::key).contains("k");
     redisson.getScript().scriptFlush();
     assertThat(index.scheduleIfMissing(Map.of("new", 1.0))).isEqualTo(1);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // A change of scheduler.dueShards: entries move to their shard for the new count.
+
+  @ParameterizedTest(name = "{0} shards, then {1}")
+  @CsvSource({"5, 2", "2, 7", "3, 3"})
+  void adoptConfiguredLayout_anotherCount_everyEntryMovedWithItsTimeAndFirstPlannedTime(int before, int after) {
+    RedisDueIndex old = new RedisDueIndex(redisson, before);
+    old.adoptConfiguredLayout();
+    Map<String, Long> due = new HashMap<>();
+    for (int i = 0; i < 300; i++) {
+      old.schedule("k" + i, 1_000 + i);
+      due.put("k" + i, 1_000L + i);
+    }
+    double lease = 90_000 + 5 / 1024.0;
+    List<DueIndex.DueKey> claimed = old.claim(1_050, 40, lease);
+    assertThat(claimed).isNotEmpty();
+
+    RedisDueIndex changed = new RedisDueIndex(redisson, after);
+    long moved = changed.adoptConfiguredLayout();
+
+    assertThat(changed.shards()).isEqualTo(after);
+    List<String> claimedKeys = claimed.stream().map(DueIndex.DueKey::key).toList();
+    for (Map.Entry<String, Long> entry : due.entrySet()) {
+      long expected = claimedKeys.contains(entry.getKey()) ? 90_000 : entry.getValue();
+      assertThat(changed.plannedAt(entry.getKey())).as(entry.getKey()).hasValue(expected);
+    }
+    assertThat(changed.claimedWith(lease))
+        .as("claimed keys keep their lease score and their first planned time")
+        .containsExactlyInAnyOrderElementsOf(claimed);
+    assertThat(entriesInEveryShard()).isEqualTo(300);
+    for (int shard = after; shard < 256; shard++) {
+      assertThat(redisson.getKeys().countExists("refresher:due:{" + shard + "}", "refresher:due:{" + shard + "}:planned"))
+          .as("shard %d is gone", shard)
+          .isZero();
+    }
+    if (before == after) {
+      assertThat(moved).isZero();
+    } else {
+      long misplaced = due.keySet().stream().filter(key -> Math.floorMod(key.hashCode(), before) != Math.floorMod(key.hashCode(), after)).count();
+      assertThat(moved).isEqualTo(misplaced);
+    }
+    assertThat(redisson.getBucket("refresher:due:{0}:shards", StringCodec.INSTANCE).get()).isEqualTo(Integer.toString(after));
+  }
+
+  @Test
+  void writesOfAReplicaStillOnTheOldCount_refusedAndRedoneWithTheRecordedCount() {
+    new RedisDueIndex(redisson, 5).adoptConfiguredLayout();
+    new RedisDueIndex(redisson, 5).schedule("rescheduled", 100);
+    new RedisDueIndex(redisson, 5).schedule("removed", 100);
+    RedisDueIndex current = new RedisDueIndex(redisson, 2);
+    current.adoptConfiguredLayout();
+
+    RedisDueIndex stale = new RedisDueIndex(redisson, 5);
+    stale.schedule("scheduled", 300);
+    assertThat(stale.shards()).as("followed the recorded count").isEqualTo(2);
+    new RedisDueIndex(redisson, 5).reschedule(Map.of("rescheduled", 700L));
+    new RedisDueIndex(redisson, 5).remove(List.of("removed"));
+    assertThat(new RedisDueIndex(redisson, 5).addMissing(List.of("added"), 900)).isEqualTo(1);
+    new RedisDueIndex(redisson, 5).scheduleEarliest(Map.of("earliest", 1_100.0));
+
+    assertThat(current.plannedAt("scheduled")).hasValue(300);
+    assertThat(current.plannedAt("rescheduled")).hasValue(700);
+    assertThat(current.plannedAt("removed")).isEmpty();
+    assertThat(current.plannedAt("added")).hasValue(900);
+    assertThat(current.plannedAt("earliest")).hasValue(1_100);
+    assertThat(entriesInEveryShard()).isEqualTo(4);
+  }
+
+  @Test
+  void claim_countRecordedByAnotherReplica_followedFromThatClaim() {
+    RedisDueIndex stale = new RedisDueIndex(redisson, 5);
+    new RedisDueIndex(redisson, 2).adoptConfiguredLayout();
+
+    stale.claim(1_000, 10, 5_000.5);
+
+    assertThat(stale.shards()).isEqualTo(2);
+  }
+
+  @Test
+  void claim_recordLostWithEntriesOfAnotherCount_recordsItsCountAndMovesThem() {
+    redisson.getKeys().flushdb(); // no record: as Redis after a data loss, or before the record existed
+    RedisDueIndex unrecorded = new RedisDueIndex(redisson, 5);
+    IntStream.range(0, 100).forEach(i -> unrecorded.schedule("k" + i, 1_000 + i));
+    RedisDueIndex running = new RedisDueIndex(redisson, 2);
+
+    running.claim(0, 10, 5_000.5);
+
+    awaitEveryKeyDueIn(running, 100);
+    assertThat(redisson.getBucket("refresher:due:{0}:shards", StringCodec.INSTANCE).get()).isEqualTo("2");
+  }
+
+  @Test
+  void claim_moveLeftUnfinished_completedByTheNextReplicaThatClaims() {
+    // As if the replica moving entries to 2 shards died after recording its intent: the markers
+    // say 2, some entries are still placed for 5.
+    redisson.getKeys().flushdb();
+    RedisDueIndex unrecorded = new RedisDueIndex(redisson, 5);
+    IntStream.range(0, 100).forEach(i -> unrecorded.schedule("k" + i, 1_000 + i));
+    redisson.getBucket("refresher:due:shards:pending", StringCodec.INSTANCE).set("2");
+    for (int shard = 0; shard < 256; shard++) {
+      redisson.getBucket("refresher:due:{" + shard + "}:shards", StringCodec.INSTANCE).set("2");
+    }
+    RedisDueIndex running = new RedisDueIndex(redisson, 2);
+
+    running.claim(0, 10, 5_000.5);
+
+    awaitEveryKeyDueIn(running, 100);
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> !redisson.getBucket("refresher:due:shards:pending").isExists());
+  }
+
+  private static void awaitEveryKeyDueIn(RedisDueIndex index, int keys) {
+    org.awaitility.Awaitility.await("every entry moved to its shard")
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> IntStream.range(0, keys).allMatch(i -> index.plannedAt("k" + i).equals(java.util.OptionalLong.of(1_000 + i)))
+                && entriesInEveryShard() == keys);
+  }
+
+  private static long entriesInEveryShard() {
+    List<String> shards = new ArrayList<>();
+    for (int shard = 0; shard < 256; shard++) {
+      shards.add("refresher:due:{" + shard + "}");
+    }
+    long total = 0;
+    for (String shard : shards) {
+      total += redisson.getScoredSortedSet(shard, StringCodec.INSTANCE).size();
+    }
+    return total;
   }
 }

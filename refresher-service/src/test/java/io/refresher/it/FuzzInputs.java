@@ -165,13 +165,24 @@ final class FuzzInputs {
   // ---------------------------------------------------------------------------------------------
   // Tokens and content types
 
-  /** An Authorization header value, or null for none; {@code valid} when it carries the admin token. */
-  record Token(String header, boolean valid, String name) {}
+  /** The read token the fuzz test's service is configured with (admin.readToken). */
+  static final String READ_TOKEN = "fuzz-read-token-0123456789";
+
+  /**
+   * An Authorization header value, or null for none; {@code valid} when it carries a token of the
+   * service, {@code readOnly} when that is the read token (GETs only; anything else 403).
+   */
+  record Token(String header, boolean valid, String name, boolean readOnly) {
+    Token(String header, boolean valid, String name) {
+      this(header, valid, name, false);
+    }
+  }
 
   static Arbitrary<Token> tokens() {
     return Arbitraries.frequency(
         weightedValue(40, new Token("Bearer " + TestApp.TOKEN, true, "ok")),
         weightedValue(1, new Token("bearer " + TestApp.TOKEN, true, "ok-lower-case-scheme")),
+        weightedValue(3, new Token("Bearer " + READ_TOKEN, true, "read", true)),
         weightedValue(1, new Token(null, false, "none")),
         weightedValue(1, new Token("Bearer wrong-token-0123456789", false, "wrong")),
         weightedValue(1, new Token("Bearer " + TestApp.TOKEN + "x", false, "longer")),

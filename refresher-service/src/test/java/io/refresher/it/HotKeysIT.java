@@ -206,8 +206,7 @@ class HotKeysIT {
       throw new AssertionError(
           "not refilled; popularity "
               + APP.reader().getScoredSortedSet(POPULARITY, StringCodec.INSTANCE).entryRange(0, -1)
-              + ", state "
-              + APP.reader().getMap(POPULARITY + ":state", StringCodec.INSTANCE).readAllMap()
+              + " (landmark and cursor among them, negative)"
               + ", hot set "
               + APP.reader().getScoredSortedSet(HOT_SET, StringCodec.INSTANCE).entryRange(0, -1)
               + ", meta "

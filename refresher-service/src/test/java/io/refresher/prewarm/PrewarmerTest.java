@@ -305,10 +305,14 @@ class PrewarmerTest {
     }
 
     @Override
-    public void add(Map<String, Double> increments, long cursorSecond) {}
+    public boolean add(State on, Seconds seconds, Map<String, Double> increments) {
+      return false;
+    }
 
     @Override
-    public void rescale(double factor, long landmarkMillis) {}
+    public boolean rescale(State on, double factor, long landmarkMillis) {
+      return false;
+    }
 
     @Override
     public void prune(double minScore, int maxEntries) {}
@@ -329,6 +333,8 @@ class PrewarmerTest {
     }
 
     @Override
-    public void raise(Map<String, Double> scores) {}
+    public boolean raise(long landmarkMillis, Map<String, Double> scores) {
+      return true;
+    }
   }
 }

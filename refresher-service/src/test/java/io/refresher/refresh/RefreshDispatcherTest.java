@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The dispatcher's handling of claimed keys without a registration: a key that a recheck finds
  * (a template created a moment ago through another replica) is refreshed, not dropped; a key still
- * unknown is removed from the due index.
+ * unknown is removed from the due index. While the registry is unavailable, claimed keys go back
+ * to the index and the dispatcher waits for their retry time instead of claiming every poll.
  */
 class RefreshDispatcherTest {
 
@@ -80,6 +81,38 @@ class RefreshDispatcherTest {
     assertThat(written).doesNotContain("deleted:1");
   }
 
+  @Test
+  void registryUnavailable_keysPutBack_noClaimUntilTheirRetryTime_oneFailureStreak() {
+    // The index stamps claimed keys with the system clock: the test's clock starts there.
+    AtomicLong now = new AtomicLong(System.currentTimeMillis());
+    InstantSource clock = () -> Instant.ofEpochMilli(now.get());
+    RegistrationLookup down =
+        keys -> {
+          throw new io.refresher.registry.RegistryUnavailableException("registry database unavailable", null);
+        };
+    RecordingIndex putBack = new RecordingIndex(List.of("k:1", "k:2"));
+    putBack.redeliver = true;
+    dispatcher = new RefreshDispatcher(putBack, putBack, down, refresher(), new RescheduleBuffer(putBack), DISPATCH,
+        RefreshListener.NONE, new LagTracker(), clock);
+
+    dispatcher.tick();
+    assertThat(putBack.claims).as("claims").isEqualTo(1);
+    assertThat(dispatcher.consecutiveTickFailures()).isEqualTo(1);
+    // Put back at now + 20 polls (2 s here). A failing registry answers at once while its outage
+    // is known: ticks until then neither claim (the keys are not due) nor end the streak.
+    long retryAt = putBack.rescheduled.get("k:1");
+    assertThat(retryAt).isGreaterThanOrEqualTo(now.get() + 20 * DISPATCH.pollInterval().toMillis());
+    now.set(retryAt - 1);
+    dispatcher.tick();
+    assertThat(putBack.claims).as("claims before the retry time").isEqualTo(1);
+    assertThat(dispatcher.consecutiveTickFailures()).as("still failing").isEqualTo(1);
+
+    now.set(retryAt);
+    dispatcher.tick();
+    assertThat(putBack.claims).as("claims at the retry time").isEqualTo(2);
+    assertThat(dispatcher.consecutiveTickFailures()).isEqualTo(2);
+  }
+
   private Refresher refresher() {
     return TestRefreshers.inMemory(SETTINGS, registration -> "value of " + registration.key(), written::add);
   }
@@ -89,6 +122,10 @@ class RefreshDispatcherTest {
   private static final class RecordingIndex implements DueIndex, ClaimLeases {
     private final List<String> due;
     final List<String> removed = new CopyOnWriteArrayList<>();
+    final Map<String, Long> rescheduled = new java.util.concurrent.ConcurrentHashMap<>();
+    int claims;
+    /** Whether rescheduled keys are handed out again by the next claim (the horizon is not checked). */
+    boolean redeliver;
 
     RecordingIndex(List<String> due) {
       this.due = new ArrayList<>(due);
@@ -96,6 +133,7 @@ class RefreshDispatcherTest {
 
     @Override
     public synchronized List<DueKey> claim(long horizonMillis, int limit, long leaseUntilMillis) {
+      claims++;
       List<DueKey> claimed = new ArrayList<>();
       due.forEach(key -> claimed.add(new DueKey(key, System.currentTimeMillis())));
       due.clear();
@@ -121,7 +159,12 @@ class RefreshDispatcherTest {
     public void schedule(String key, long atMillis) {}
 
     @Override
-    public void reschedule(Map<String, Long> atMillisByKey) {}
+    public synchronized void reschedule(Map<String, Long> atMillisByKey) {
+      rescheduled.putAll(atMillisByKey);
+      if (redeliver) {
+        due.addAll(atMillisByKey.keySet());
+      }
+    }
 
     @Override
     public int addMissing(Collection<String> keys, long atMillis) {

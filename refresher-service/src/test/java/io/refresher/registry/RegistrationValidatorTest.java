@@ -201,7 +201,7 @@ class RegistrationValidatorTest {
     assertThat(e.getMessage())
         .contains("key must not be empty")
         .contains("ttl must be between PT1S and PT720H")
-        .contains("params.minPrice must be a number")
+        .contains("params.minPrice must be a finite number")
         .contains("params.active must be true or false")
         .contains("params.limit is required by source 'search' (a whole number)")
         .contains("params.alpha is not a parameter of source 'search'")

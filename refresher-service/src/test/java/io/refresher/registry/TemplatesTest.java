@@ -182,7 +182,7 @@ class TemplatesTest {
             InvalidRegistrationException.class);
 
     assertThat(missing.errors()).extracting(FieldError::field).containsExactly("params.min_price");
-    assertThat(wrongType.errors()).containsExactly(new FieldError("params.min_price", "must be a number"));
+    assertThat(wrongType.errors()).containsExactly(new FieldError("params.min_price", "must be a finite number"));
     assertThat(unknown.errors()).extracting(FieldError::field).containsExactly("params.x");
     assertThat(repository.upserts).isZero();
   }

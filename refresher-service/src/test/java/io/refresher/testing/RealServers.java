@@ -168,6 +168,31 @@ public final class RealServers {
     }
 
     @Override
+    public void killClientConnections() {
+      redis.killClientConnections();
+    }
+
+    @Override
+    public void saveAndKill() {
+      requirePersistence("saveAndKill");
+      redis.save();
+      redis.kill();
+    }
+
+    @Override
+    public void startAgainWithData() {
+      requirePersistence("startAgainWithData");
+      redis.startAgain();
+    }
+
+    private void requirePersistence(String operation) {
+      if (dataDirectory == null) {
+        throw new IllegalStateException(
+            operation + ": this Redis has no persistence; get one from RealServers.newPersistentRedis()");
+      }
+    }
+
+    @Override
     public void restartKeepingData() {
       if (dataDirectory == null) {
         throw new IllegalStateException(

@@ -87,7 +87,8 @@ public final class TestApp {
     configOverrides.add(ConfigOverride.config(prefix, "database.password", database.password()));
     configOverrides.add(ConfigOverride.config(prefix, "admin.token", TOKEN));
     configOverrides.add(
-        ConfigOverride.config(prefix, "scheduler.quartzName", "refresher-" + database.url().replaceAll(".*/", "")));
+        ConfigOverride.config(
+            prefix, "scheduler.quartzName", "refresher-" + database.url().replaceAll("\\?.*", "").replaceAll(".*/", "")));
     for (int i = 0; i + 1 < overrides.length; i += 2) {
       configOverrides.add(ConfigOverride.config(prefix, overrides[i], overrides[i + 1]));
     }

@@ -17,7 +17,17 @@ public interface TestRedis extends AutoCloseable {
   default RedissonClient connect() {
     Config config = new Config();
     config.setCodec(StringCodec.INSTANCE);
-    config.useSingleServer().setAddress(url()).setConnectionPoolSize(16).setConnectionMinimumIdleSize(2);
+    // Few threads: tests that count the service's threads around a fault see the reader's too.
+    config.setNettyThreads(2).setThreads(2);
+    // Reconnects as fast as the service does, so that a test reading after a Redis restart
+    // measures the service, not its own reader's backoff.
+    config
+        .useSingleServer()
+        .setAddress(url())
+        .setConnectionPoolSize(16)
+        .setConnectionMinimumIdleSize(2)
+        .setReconnectionDelay(
+            new org.redisson.config.EqualJitterDelay(java.time.Duration.ofMillis(20), java.time.Duration.ofSeconds(1)));
     return Redisson.create(config);
   }
 
@@ -68,6 +78,25 @@ public interface TestRedis extends AutoCloseable {
    */
   default void thaw() {
     // Nothing can be frozen here.
+  }
+
+  /** Closes every client connection ({@code CLIENT KILL TYPE normal}); data and server stay. */
+  default void killClientConnections() {
+    throw noProcessFaults("killClientConnections");
+  }
+
+  /**
+   * {@code SAVE}s, then SIGKILLs the process (a crash right after a snapshot): {@link
+   * #startAgainWithData()} brings the data back. Only for a Redis from {@link
+   * RealServers#newPersistentRedis()}.
+   */
+  default void saveAndKill() {
+    throw noProcessFaults("saveAndKill");
+  }
+
+  /** After {@link #saveAndKill()}: a new process on the same port that loads the snapshot. */
+  default void startAgainWithData() {
+    throw noProcessFaults("startAgainWithData");
   }
 
   /**

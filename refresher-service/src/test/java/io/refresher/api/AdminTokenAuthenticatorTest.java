@@ -1,0 +1,58 @@
+package io.refresher.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class AdminTokenAuthenticatorTest {
+
+  private static final String ADMIN = "admin-token-0123456789";
+  private static final String READ = "read-token-0123456789";
+
+  private final AdminTokenAuthenticator both = new AdminTokenAuthenticator(ADMIN, READ);
+
+  @Test
+  void authenticate_adminToken_roleAdmin() {
+    assertThat(both.authenticate(ADMIN)).hasValueSatisfying(p -> assertThat(p.role()).isEqualTo(Roles.ADMIN));
+  }
+
+  @Test
+  void authenticate_readToken_roleRead() {
+    assertThat(both.authenticate(READ)).hasValueSatisfying(p -> assertThat(p.role()).isEqualTo(Roles.READ));
+  }
+
+  @Test
+  void authenticate_nearMisses_refused() {
+    for (String presented : new String[] {"", ADMIN + "x", ADMIN.substring(1), READ + " ", READ.toUpperCase(), "x"}) {
+      assertThat(both.authenticate(presented)).as("'%s'", presented).isEmpty();
+    }
+  }
+
+  @Test
+  void authenticate_withoutReadToken_nothingIsRead() {
+    // An unset REFRESHER_ADMIN_READ_TOKEN arrives as null or as an empty string; an empty
+    // presented token must not match an empty configured one.
+    for (String unset : new String[] {null, "", "  "}) {
+      AdminTokenAuthenticator adminOnly = new AdminTokenAuthenticator(ADMIN, unset);
+      assertThat(adminOnly.authenticate("")).isEmpty();
+      assertThat(adminOnly.authenticate("  ")).isEmpty();
+      assertThat(adminOnly.authenticate(READ)).isEmpty();
+      assertThat(adminOnly.authenticate(ADMIN)).hasValueSatisfying(p -> assertThat(p.role()).isEqualTo(Roles.ADMIN));
+    }
+  }
+
+  @Test
+  void constructor_blankAdminToken_refused() {
+    assertThatThrownBy(() -> new AdminTokenAuthenticator("", READ)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void authorize_principalIsInItsOwnRoleOnly() {
+    RoleAuthorizer authorizer = new RoleAuthorizer();
+    assertThat(authorizer.authorize(AdminPrincipal.admin(), Roles.ADMIN, null)).isTrue();
+    assertThat(authorizer.authorize(AdminPrincipal.admin(), Roles.READ, null)).isFalse();
+    assertThat(authorizer.authorize(AdminPrincipal.reader(), Roles.READ, null)).isTrue();
+    assertThat(authorizer.authorize(AdminPrincipal.reader(), Roles.ADMIN, null)).isFalse();
+  }
+}
