@@ -5,6 +5,7 @@ import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.PreMatching;
+import io.refresher.registry.InvalidRegistrationException;
 import java.io.IOException;
 
 /**
@@ -25,8 +26,19 @@ public final class AuthenticateEveryRequest implements ContainerRequestFilter {
     this.authentication = authentication;
   }
 
+  /**
+   * The token belongs in the {@code Authorization} header only. Dropwizard's bearer filter also
+   * takes it from an {@code access_token} query parameter, and a URL ends up in request logs,
+   * proxies' logs and browser histories: such a request is refused before the token is looked at.
+   */
+  static final String TOKEN_IN_URL = "access_token";
+
   @Override
   public void filter(ContainerRequestContext request) throws IOException {
+    if (request.getUriInfo().getQueryParameters().containsKey(TOKEN_IN_URL)) {
+      throw new InvalidRegistrationException(
+          TOKEN_IN_URL, "must not be in the URL (URLs are logged): send the token as 'Authorization: Bearer <token>'");
+    }
     authentication.filter(request);
   }
 }

@@ -286,6 +286,19 @@ class ApiEdgesIT {
   // Methods.
 
   @Test
+  void tokenInTheUrl_refusedAndNothingChanged_evenWhenItIsTheRightOne() throws Exception {
+    Registry before = registry();
+
+    RawHttp.Reply list = send("GET", "/v1/keys?access_token=" + TestApp.TOKEN, null, null, false);
+    RawHttp.Reply put =
+        send("PUT", "/v1/keys/edges:token-in-url?access_token=" + TestApp.TOKEN, "application/json", VALID_BODY, false);
+
+    assertJsonError(list, 422, "access_token");
+    assertJsonError(put, 422, "access_token");
+    assertThat(registry()).isEqualTo(before);
+  }
+
+  @Test
   void options_withoutToken_401Json() throws Exception {
     RawHttp.Reply keys = send("OPTIONS", "/v1/keys", null, null, false);
     RawHttp.Reply key = send("OPTIONS", "/v1/keys/" + EXISTING, null, null, false);
