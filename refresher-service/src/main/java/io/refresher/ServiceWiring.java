@@ -508,7 +508,7 @@ public final class ServiceWiring {
           }
           DatabaseFactory factory =
               SourceFactory.DEFAULT_DATASOURCE.equals(datasource) ? config.getDatabase() : config.getDatasources().get(datasource);
-          if (factory == null) {
+          if (factory == null || factory.getSourceShare() >= 1.0) {
             return;
           }
           int pool = SourceFactory.DEFAULT_DATASOURCE.equals(datasource) ? defaultPoolSize : factory.getMaxPoolSize();
