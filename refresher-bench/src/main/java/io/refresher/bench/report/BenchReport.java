@@ -29,6 +29,10 @@ public final class BenchReport {
   private final Map<String, Object> machine = new LinkedHashMap<>();
   private final List<Section> sections = new ArrayList<>();
   private volatile Ceiling ceiling;
+  private final Map<String, Double> shared = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Shared figure: the service's highest sustained refreshes/s (set by the throughput phase). */
+  public static final String SERVICE_MAX_REFRESHES = "service.maxRefreshesPerSecond";
 
   public BenchReport(Path directory, String title) {
     this.directory = directory;
@@ -68,6 +72,16 @@ public final class BenchReport {
     return c == null || c.refreshesPerSecond() <= 0
         ? "n/a"
         : Fmt.ratio(refreshesPerSecond / c.refreshesPerSecond());
+  }
+
+  /** A figure one phase measured for the phases after it (see the constants). */
+  public void share(String name, double value) {
+    shared.put(name, value);
+  }
+
+  public java.util.OptionalDouble shared(String name) {
+    Double value = shared.get(name);
+    return value == null ? java.util.OptionalDouble.empty() : java.util.OptionalDouble.of(value);
   }
 
   public Section section(String id, String heading) {
