@@ -64,8 +64,10 @@ final class ReaderApp implements AutoCloseable {
     hikari.setJdbcUrl(setup.jdbcUrl());
     hikari.setUsername(EmbeddedPostgreSql.USER);
     hikari.setPassword(EmbeddedPostgreSql.PASSWORD);
-    hikari.setMaximumPoolSize(settings.poolSize());
-    hikari.setMinimumIdle(settings.poolSize());
+    // (a) never computes; the others open their whole pool at start, as a production pool would be warm.
+    int poolSize = kind == StrategyKind.NEVER_EXPIRES ? 2 : settings.poolSize();
+    hikari.setMaximumPoolSize(poolSize);
+    hikari.setMinimumIdle(poolSize);
     hikari.setConnectionTimeout(TimeUnit.SECONDS.toMillis(10));
     hikari.setReadOnly(true);
     hikari.addDataSourceProperty("readOnlyMode", "always");

@@ -78,8 +78,9 @@ final class RefresherStrategy implements Strategy {
 
   /**
    * Sets the phase of the service's refreshes like the other strategies' writes: recomputes every
-   * key of the service's hot set now (synchronised) or spread over ± the scenario's jitter × TTL
-   * around now (jittered), through the admin API. Returns the keys it refreshed and their outcomes.
+   * key of the service's hot set now (synchronised) or at random moments over the next 2 × jitter
+   * × TTL (jittered; the caller starts it that much before the others' warm-up), through the admin
+   * API. Returns the keys it refreshed and their outcomes.
    */
   static Map<String, String> align(RefresherServer server, List<String> hotKeys, Scenario scenario, long ttlMillis)
       throws Exception {

@@ -32,7 +32,7 @@ public final class StampedePhase implements Phase {
       for (StampedeSettings.Combination combination : settings.runs()) {
         long started = System.nanoTime();
         SourceCost cost = costs.get(combination.costId());
-        RunData data = StampedeRun.run(context, admin, settings, combination, cost, "s" + (++index));
+        RunData data = StampedeRun.run(context, admin, settings.forRun(combination), combination, cost, "s" + (++index));
         RunFigures figures = RunFigures.of(data);
         runs.add(figures);
         printSummary(figures, (System.nanoTime() - started) / 1e9);
@@ -40,7 +40,7 @@ public final class StampedePhase implements Phase {
       admin.flushDatabase();
     }
     new StampedeReport(settings, costs, runs)
-        .write(report.section(id(), "Stampede: six strategies against synchronised and jittered expiry"));
+        .write(report, report.section(id(), "Stampede: six strategies against synchronised and jittered expiry"));
   }
 
   private static Map<String, SourceCost> costs(BenchContext context, StampedeSettings settings) throws Exception {
@@ -53,7 +53,7 @@ public final class StampedePhase implements Phase {
       if (id.equals("cpu")) {
         String url = context.newDatabase("stampede_calibration");
         SourceFunction.install(url);
-        costs.put(id, SourceFunction.calibrateCpu(url, 30));
+        costs.put(id, SourceFunction.calibrateCpu(url, 25));
       } else {
         costs.put(id, SourceCost.sleep(Integer.parseInt(id.substring("sleep".length()))));
       }

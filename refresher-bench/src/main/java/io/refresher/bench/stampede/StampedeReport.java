@@ -14,6 +14,7 @@ final class StampedeReport {
   private final StampedeSettings settings;
   private final List<RunFigures> runs;
   private final Map<String, SourceCost> costs;
+  private BenchReport report;
 
   StampedeReport(StampedeSettings settings, Map<String, SourceCost> costs, List<RunFigures> runs) {
     this.settings = settings;
@@ -21,7 +22,8 @@ final class StampedeReport {
     this.runs = runs;
   }
 
-  void write(BenchReport.Section section) {
+  void write(BenchReport report, BenchReport.Section section) {
+    this.report = report;
     ZipfKeys zipf = new ZipfKeys(settings.keys(), settings.zipfExponent(), settings.hotKeys());
     section.paragraph(setup(zipf));
     section.paragraph(definitions());
@@ -30,11 +32,19 @@ final class StampedeReport {
     List<List<String>> verdictRows = new ArrayList<>();
     for (RunFigures run : runs) {
       RunData data = run.data();
+      StampedeSettings sized = data.settings();
+      ZipfKeys runZipf = new ZipfKeys(sized.keys(), sized.zipfExponent(), sized.hotKeys());
       String title = data.combination().scenario().label() + ", " + data.cost().label();
       String stem = "stampede-" + data.combination().scenario().id() + "-" + data.cost().id();
       section.paragraph("### " + capitalised(title));
+      section.paragraph(String.format(
+          Locale.ROOT,
+          "%,d keys per strategy, %,.0f reads/s per strategy; hot keys: the top %d ranks (%.0f %% of the reads); "
+              + "the service's hot threshold %.2f reads/s (the rate of rank %d). Reads measured per strategy: %,d.",
+          sized.keys(), sized.readsPerSecond(), sized.hotKeys(), runZipf.hotShare() * 100, sized.hotThreshold(),
+          2 * sized.hotKeys(), run.strategies.get(StrategyKind.NEVER_EXPIRES).reads()));
       section.table(
-          String.format(Locale.ROOT, "Hot keys (the top %d ranks, %.0f %% of reads): %s", settings.hotKeys(), zipf.hotShare() * 100, title),
+          String.format(Locale.ROOT, "Hot keys (the top %d ranks, %.0f %% of reads): %s", sized.hotKeys(), runZipf.hotShare() * 100, title),
           hotHeader(),
           hotRows(run));
       section.table("All keys: " + title, allHeader(), allRows(run));
@@ -70,7 +80,10 @@ final class StampedeReport {
         Seven strategies read expensive values at once, each on its own keys and as its own application, \
         on this run's Redis and PostgreSQL. **Keys:** %,d per strategy, Zipf-distributed (exponent %.1f: rank r \
         is read in proportion to 1/r); the **hot keys** are the top %d ranks (%.1f %% of the keys, %.0f %% of \
-        the reads). **Load:** open loop, Poisson arrivals at %,.0f reads/s per strategy, precomputed; %d reader \
+        the reads). Fewer where the source's cost requires it (each run says): a cache-aside tail misses on \
+        almost every read of a key read less than once per TTL, so the tail sets the database's load; a 200 ms \
+        query holds a connection (at most 2,000 keys at 500 reads/s then), a CPU-bound one runs on the same two \
+        cores as everything else (50 keys). **Load:** open loop, Poisson arrivals at %,.0f reads/s per strategy, precomputed; %d reader \
         threads per strategy take them at their intended times, and a read's latency runs from its intended \
         start to its return (HdrHistogram), so a stalled reader or a full pool shows instead of hiding \
         (coordinated omission). **Applications:** each strategy has one Redisson client shared by its readers, a \
@@ -81,10 +94,12 @@ final class StampedeReport {
         executions per strategy, key and time (checked at every run: a notification from a read-only \
         session, as the service's sources run, arrives). **Timing:** TTL %d s; (a) and (f) are warmed \
         first and (f)'s readers read for %d s so that its counts make the hot head hot; then the others \
-        write every key's value at one moment (synchronised: all with the same TTL; jittered: TTL ± 10 %% per \
-        write) and start reading; the service recomputes the keys of its hot set at that moment too \
-        (synchronised) or spread over ± 10 %% of the TTL around it (jittered), so its keys expire with the \
-        others'. Every figure covers %d s of reads from %.0f s after that moment (≈ %.1f TTLs). **Why all at \
+        write every key's value at one moment and start reading. The hot keys' values all expire a TTL later \
+        (synchronised: every write gets exactly the TTL) or within ± 10 %% of it (jittered: every write draws \
+        TTL ± 10 %%); the tail's first expiries are spread evenly over one TTL, as a running cache-aside tail \
+        has them. The service recomputes the keys of its hot set at that moment too (synchronised) or spread \
+        over ± 10 %% of the TTL around it (jittered), so its hot keys would expire with the others'. Every \
+        figure covers %d s of reads from %.0f s after that moment (≈ %.1f TTLs). **Why all at \
         once:** the ratio to (a) is taken against (a)'s reads at the same moments (in the strategy's own \
         expiry windows, or outside them), so a GC pause or a busy CPU weighs on both; the price is that the \
         strategies share the machine (2 cores here, with Redis, PostgreSQL and the service), so one's \
@@ -138,10 +153,8 @@ final class StampedeReport {
     }
     text.append(String.format(
         Locale.ROOT,
-        "%n%nRefresher's service runs with `access.halfLife` %s, `access.hotThreshold` %.2f reads/s (the rate of rank %d, so the head is read at twice the threshold or more), `sampleInterval` 500 ms, `coldAfter` 60 s, `refresh.ttr` 1–3 s (adaptive), 16 workers, `staleGrace` 5 s (`stampede.yml`). The readers' counts alone make keys hot: nothing is registered by hand, which is how a template and a Zipf workload are meant to be used; an operator who knows the head could register it with policy `always` instead.",
-        settings.halfLife().toMillis() >= 1_000 ? settings.halfLife().toSeconds() + " s" : settings.halfLife().toMillis() + " ms",
-        settings.hotThreshold(),
-        2 * settings.hotKeys()));
+        "%n%nRefresher's service runs with `access.halfLife` %s, `access.hotThreshold` set per run to the rate of the rank twice as deep as the hot head (so the head is read at twice the threshold or more; each run gives it), `sampleInterval` 500 ms, `coldAfter` 60 s, `refresh.ttr` 1–3 s (adaptive), 16 workers, `staleGrace` 5 s (`stampede.yml`). The readers' counts alone make keys hot: nothing is registered by hand, which is how a template and a Zipf workload are meant to be used; an operator who knows the head could register it with policy `always` instead.",
+        settings.halfLife().toMillis() >= 1_000 ? settings.halfLife().toSeconds() + " s" : settings.halfLife().toMillis() + " ms"));
     return text.toString();
   }
 
@@ -257,13 +270,15 @@ final class StampedeReport {
       }
     }
     long aligned = data.alignOutcomes().values().stream().filter("refreshed"::equals).count();
+    double perSecond = serviceRuns / (run.spanMicros() / 1e6);
     return String.format(
         Locale.ROOT,
         "The service's hot set when the others were warmed: %d of (f)'s keys, %d of the %d hot ranks among them; "
-            + "%d of them recomputed at that moment (%s). Over the span it ran the source %d times, %d of them for a value nobody "
-            + "read before its next computation or its expiry; service metrics over the whole run: %s.",
-        data.serviceHotSet().size(), head, settings.hotKeys(), aligned, outcomes(data.alignOutcomes()),
-        serviceRuns, unread, data.serviceMetrics());
+            + "%d of them recomputed at that moment (%s). Over the span it ran the source %d times (%s refreshes/s, %s of "
+            + "this run's ceiling: the stampede workload is about latency and duplicate work, not throughput), %d of them "
+            + "for a value nobody read before its next computation or its expiry; service metrics over the whole run: %s.",
+        data.serviceHotSet().size(), head, data.settings().hotKeys(), aligned, outcomes(data.alignOutcomes()),
+        serviceRuns, Fmt.rate(perSecond), report.ofCeiling(perSecond), unread, data.serviceMetrics());
   }
 
   private static String outcomes(Map<String, String> outcomes) {
@@ -365,7 +380,6 @@ final class StampedeReport {
     json.put("readerThreads", settings.readerThreads());
     json.put("poolSize", settings.poolSize());
     json.put("instances", settings.instances());
-    json.put("hotThreshold", settings.hotThreshold());
     json.put("windowBeforeMillis", settings.windowBefore().toMillis());
     json.put("windowAfterMillis", settings.windowAfter().toMillis());
     Map<String, Object> costJson = new LinkedHashMap<>();
@@ -380,6 +394,10 @@ final class StampedeReport {
     json.put("scenario", data.combination().scenario().id());
     json.put("cost", data.cost().id());
     json.put("run", data.run());
+    json.put("keysPerStrategy", data.settings().keys());
+    json.put("hotKeys", data.settings().hotKeys());
+    json.put("readsPerSecondPerStrategy", data.settings().readsPerSecond());
+    json.put("hotThreshold", data.settings().hotThreshold());
     Map<String, Object> strategies = new LinkedHashMap<>();
     for (StrategyKind kind : StrategyKind.all()) {
       strategies.put(kind.id(), strategyJson(run.strategies.get(kind)));

@@ -101,6 +101,20 @@ final class StampedeRun {
         }
         String prefix = run + ":" + StrategyKind.REFRESHER.id() + ":";
         hotSet = server.hotKeys().stream().filter(key -> key.startsWith(prefix)).toList();
+        // The service's hot keys are recomputed at the warm moment (synchronised) or spread over
+        // ± jitter × TTL around it (jittered), like the others' expiries.
+        long spreadNanos = Math.round(2 * combination.scenario().jitter() * settings.ttl().toNanos());
+        sleepUntil(warmNanos - spreadNanos / 2);
+        List<String> toAlign = hotSet;
+        java.util.concurrent.CompletableFuture<Map<String, String>> alignment =
+            java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return RefresherStrategy.align(server, toAlign, combination.scenario(), settings.ttl().toMillis());
+                  } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                  }
+                });
         sleepUntil(warmNanos);
         for (StrategyKind kind : StrategyKind.all()) {
           if (kind != StrategyKind.REFRESHER) {
@@ -108,7 +122,7 @@ final class StampedeRun {
           }
         }
         warm = warmWall;
-        aligned = RefresherStrategy.align(server, hotSet, combination.scenario(), settings.ttl().toMillis());
+        aligned = alignment.get(2 * settings.ttl().toMillis() + 60_000, TimeUnit.MILLISECONDS);
 
         long countFromNanos = warmNanos + settings.settle().toNanos();
         sleepUntil(countFromNanos);
@@ -172,13 +186,21 @@ final class StampedeRun {
     }
   }
 
-  /** Each key's first expiry: the warm moment plus a TTL drawn from the policy (so the same for all when synchronised). */
+  /**
+   * Each key's first expiry. The hot head's follow the scenario: all at warm + TTL (synchronised),
+   * or warm + TTL ± jitter (jittered). The tail's are spread evenly over the next TTL, as a
+   * running cache-aside tail has them (its keys are written whenever a read missed them), so the
+   * warm-up adds no burst of tail misses of its own.
+   */
   private static long[] expiries(StampedeSettings settings, TtlPolicy ttl, long warmWall, long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     long[] expires = new long[settings.keys() + 1];
     double spread = ttl.maxMillis() - ttl.nominalMillis();
     for (int rank = 1; rank <= settings.keys(); rank++) {
-      long ttlMillis = Math.round(ttl.nominalMillis() + spread * (2 * random.nextDouble() - 1));
+      long ttlMillis =
+          rank <= settings.hotKeys()
+              ? Math.round(ttl.nominalMillis() + spread * (2 * random.nextDouble() - 1))
+              : Math.max(1, Math.round(ttl.nominalMillis() * random.nextDouble()));
       expires[rank] = warmWall + ttlMillis * 1_000;
     }
     return expires;

@@ -44,7 +44,6 @@ record StampedeSettings(
   static StampedeSettings of(BenchContext context) {
     String mode = context.tiny() ? "tiny" : context.quick() ? "quick" : "full";
     int keys = context.pick(10_000, 2_000, 100);
-    int hot = Math.max(5, (int) Math.ceil(keys * 0.01));
     Duration ttl = Duration.ofSeconds(context.pick(10, 10, 3));
     List<Combination> runs = new ArrayList<>();
     List<String> costs =
@@ -58,7 +57,7 @@ record StampedeSettings(
     return new StampedeSettings(
         mode,
         keys,
-        hot,
+        hotOf(keys),
         1.0,
         context.pick(1_000, 500, 100),
         ttl,
@@ -66,10 +65,38 @@ record StampedeSettings(
         Duration.ofMillis(context.pick(33_000, 23_000, 7_000)),
         Duration.ofMillis(context.pick(2_000, 2_000, 1_000)),
         Duration.ofSeconds(context.pick(8, 4, 1)),
-        64,
-        16,
+        96,
+        32,
         4,
         List.copyOf(runs));
+  }
+
+  private static int hotOf(int keys) {
+    return Math.max(5, (int) Math.ceil(keys * 0.01));
+  }
+
+  /**
+   * The settings of one run: the key count and read rate fit the source's cost to this machine.
+   * A cache-aside tail misses on almost every read of a key read less than once per TTL, so the
+   * tail, not the hot head, sets the database's load: at 200 ms a query holds a connection, and a
+   * 10,000-key tail at 1,000 reads/s would keep ~49 of each application's connections busy on
+   * misses alone (7 applications and the service share PostgreSQL's 300); a 30 ms CPU-bound query
+   * runs on the same 2 cores as everything else, and a 2,000-key tail would need ~16 of them. So
+   * the 200 ms runs use at most 2,000 keys at 500 reads/s and the CPU-bound runs 50 keys.
+   */
+  StampedeSettings forRun(Combination run) {
+    int runKeys = keys;
+    double rate = readsPerSecond;
+    if (run.costId().equals("sleep200") && keys > 2_000) {
+      runKeys = 2_000;
+      rate = Math.min(rate, 500);
+    } else if (run.costId().equals("cpu")) {
+      runKeys = Math.min(keys, 50);
+      rate = Math.min(rate, 500);
+    }
+    return new StampedeSettings(
+        mode, runKeys, hotOf(runKeys), zipfExponent, rate, ttl, learning, measured, settle, halfLife,
+        readerThreads, poolSize, instances, runs);
   }
 
   /** The window around a moment a hot value would expire: this long before it ... */
