@@ -43,6 +43,9 @@ final class RefresherStrategy implements Strategy {
     try {
       List<Future<?>> done = new ArrayList<>();
       for (int rank = 1; rank <= context.keys(); rank++) {
+        if (expiresMicros[rank] == 0) {
+          continue; // absent at the start
+        }
         int r = rank;
         done.add(
             pool.submit(

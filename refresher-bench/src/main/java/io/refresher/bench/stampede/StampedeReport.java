@@ -58,8 +58,8 @@ final class StampedeReport {
       section.paragraph(serviceFacts(run));
       section.chart(stem + "-latency", "Latency around an expiry: " + title,
           StampedeCharts.latencyAroundExpiry(run, "Worst hot-key read around the warm-up values' expiry: " + title));
-      section.chart(stem + "-queries", "Source queries per second: " + title,
-          StampedeCharts.queriesPerSecond(run, "Source executions per second per strategy: " + title));
+      section.chart(stem + "-queries", "Source queries per second, hot keys: " + title,
+          StampedeCharts.queriesPerSecond(run, "Hot-key source executions per second per strategy: " + title));
       verdictRows.add(verdictRow(title, verdict));
       json.add(runJson(run, verdict));
     }
@@ -193,7 +193,8 @@ final class StampedeReport {
   }
 
   private static List<String> allHeader() {
-    return List.of("strategy", "reads", "misses /M", "p50", "p99", "p99.9", "max", "in expiry windows", "failed reads", "by whom the source ran");
+    return List.of("strategy", "reads", "misses /M", "p50", "p99", "p99.9", "max", "in expiry windows", "failed reads",
+        "source queries /s mean · busiest second", "by whom the source ran");
   }
 
   private List<List<String>> allRows(RunFigures run) {
@@ -212,9 +213,30 @@ final class StampedeReport {
           cell(s.allReads().max(), floor ? Double.NaN : r.max()),
           String.format(Locale.ROOT, "%.0f %% of the time, %d windows", s.windowShare() * 100, s.windows()),
           Fmt.number(s.failures()),
+          queryRates(run, kind),
           s.executionsByCaller().isEmpty() ? "—" : s.executionsByCaller().toString().replace("{", "").replace("}", "").replace("=", " ")));
     }
     return rows;
+  }
+
+  /** Source executions per second over the span, mean and the busiest whole second. */
+  private static String queryRates(RunFigures run, StrategyKind kind) {
+    long from = run.data().countFromMicros();
+    int seconds = (int) Math.max(1, run.spanMicros() / 1_000_000);
+    int[] counts = new int[seconds];
+    long total = 0;
+    for (ExecutionLog.Execution e : run.executions.get(kind)) {
+      long at = e.startMicros() - from;
+      if (at >= 0 && at < run.spanMicros()) {
+        total++;
+        int second = (int) (at / 1_000_000);
+        if (second < seconds) {
+          counts[second]++;
+        }
+      }
+    }
+    int busiest = java.util.Arrays.stream(counts).max().orElse(0);
+    return Fmt.rate(total / (run.spanMicros() / 1e6)) + " · " + busiest;
   }
 
   private static String commands(StrategyFigures s) {

@@ -187,21 +187,29 @@ final class StampedeRun {
   }
 
   /**
-   * Each key's first expiry. The hot head's follow the scenario: all at warm + TTL (synchronised),
-   * or warm + TTL ± jitter (jittered). The tail's are spread evenly over the next TTL, as a
-   * running cache-aside tail has them (its keys are written whenever a read missed them), so the
-   * warm-up adds no burst of tail misses of its own.
+   * Each key's first expiry, 0 for a key left absent. The hot head's follow the scenario: all at
+   * warm + TTL (synchronised), or warm + TTL ± jitter (jittered). The tail starts as a running
+   * cache-aside tail is: a key read at λ reads/s is present with probability λ·TTL / (1 + λ·TTL)
+   * (after each miss it stays a TTL, then waits for its next read), and its expiry lies anywhere
+   * within the next TTL. So the warm-up neither floods the tail with misses nor hides them.
    */
   private static long[] expiries(StampedeSettings settings, TtlPolicy ttl, long warmWall, long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     long[] expires = new long[settings.keys() + 1];
     double spread = ttl.maxMillis() - ttl.nominalMillis();
+    double harmonic = ZipfKeys.harmonic(settings.keys(), settings.zipfExponent());
+    double ttlSeconds = ttl.nominalMillis() / 1e3;
     for (int rank = 1; rank <= settings.keys(); rank++) {
-      long ttlMillis =
-          rank <= settings.hotKeys()
-              ? Math.round(ttl.nominalMillis() + spread * (2 * random.nextDouble() - 1))
-              : Math.max(1, Math.round(ttl.nominalMillis() * random.nextDouble()));
-      expires[rank] = warmWall + ttlMillis * 1_000;
+      if (rank <= settings.hotKeys()) {
+        expires[rank] = warmWall + Math.round(ttl.nominalMillis() + spread * (2 * random.nextDouble() - 1)) * 1_000;
+        continue;
+      }
+      double rate = settings.readsPerSecond() / (harmonic * Math.pow(rank, settings.zipfExponent()));
+      double present = rate * ttlSeconds / (1 + rate * ttlSeconds);
+      expires[rank] =
+          random.nextDouble() < present
+              ? warmWall + Math.max(1, Math.round(ttl.nominalMillis() * random.nextDouble())) * 1_000
+              : 0;
     }
     return expires;
   }

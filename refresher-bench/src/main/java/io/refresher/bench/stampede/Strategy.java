@@ -11,8 +11,8 @@ interface Strategy extends AutoCloseable {
 
   /**
    * The warm-up: writes every key's value as the strategy would have it, as if computed at {@code
-   * writtenMicros}, each expiring at its {@code expiresMicros[rank]} (strategies without expiry
-   * ignore it).
+   * writtenMicros}, each expiring at its {@code expiresMicros[rank]} (0: the key starts absent;
+   * strategies without expiry get null and write every key).
    */
   void prefill(long writtenMicros, long[] expiresMicros) throws Exception;
 
