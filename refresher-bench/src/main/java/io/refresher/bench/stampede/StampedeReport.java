@@ -43,6 +43,10 @@ final class StampedeReport {
               + "the service's hot threshold %.2f reads/s (the rate of rank %d). Reads measured per strategy: %,d.",
           sized.keys(), sized.readsPerSecond(), sized.hotKeys(), runZipf.hotShare() * 100, sized.hotThreshold(),
           2 * sized.hotKeys(), run.strategies.get(StrategyKind.NEVER_EXPIRES).reads()));
+      String saturation = saturation(run);
+      if (saturation != null) {
+        section.paragraph(saturation);
+      }
       section.table(
           String.format(Locale.ROOT, "Hot keys (the top %d ranks, %.0f %% of reads): %s", sized.hotKeys(), runZipf.hotShare() * 100, title),
           hotHeader(),
@@ -349,6 +353,35 @@ final class StampedeReport {
             + "script (value + metadata + counting) instead of a plain `GET`. And it needs a service: a process, its "
             + "PostgreSQL schema, an operator.");
     return text.toString();
+  }
+
+  /**
+   * A warning when the machine was saturated during the run (the CPU at 90 % or more in over a
+   * third of its 100 ms slices, or (a)'s plain GETs above 50 ms at p99): its figures then measure
+   * the contention more than the strategies.
+   */
+  private static String saturation(RunFigures run) {
+    int slices = 0;
+    int saturated = 0;
+    for (MachineMonitor.CpuSample sample : run.data().cpu()) {
+      if (run.counted(sample.atMicros())) {
+        slices++;
+        if (sample.busy() >= 0.9) {
+          saturated++;
+        }
+      }
+    }
+    double floorP99 = run.strategies.get(StrategyKind.NEVER_EXPIRES).allReads().p99();
+    if ((slices == 0 || saturated * 3 < slices) && !(floorP99 > 50)) {
+      return null;
+    }
+    return String.format(
+        Locale.ROOT,
+        "**The machine was saturated during this run:** its CPU was 90 %% busy or more in %d of %d 100 ms slices, and "
+            + "(a)'s plain `GET`s of values that are always there took %s at p99. Whatever else runs on the machine counts "
+            + "(its other users included): the figures below measure that contention as much as the strategies; compare "
+            + "each strategy with (a) at the same moments, and prefer a run on a quiet machine.",
+        saturated, slices, Fmt.millis(floorP99));
   }
 
   private String machine() {
