@@ -120,6 +120,11 @@ final class RefresherServer implements AutoCloseable {
             });
   }
 
+  /** The service's Redisson client (its commands are counted through it). */
+  org.redisson.api.RedissonClient redisson() {
+    return app.parts().redisson();
+  }
+
   /** The service's metrics (refreshes, failures, lag). */
   com.codahale.metrics.MetricRegistry metrics() {
     return app.metrics();

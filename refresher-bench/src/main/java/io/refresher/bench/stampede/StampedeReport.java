@@ -143,8 +143,8 @@ final class StampedeReport {
         is followed by its ratio to (a)'s hot-key reads at the same moments. **Redis commands per read**: the \
         commands each application's Redisson client wrote to its connections (a script is one `EVALSHA`, a \
         pipeline counts each of its commands) over the span, per read; for (f) + the service's own, counted \
-        by a proxy in front of Redis for the service only (INFO commandstats cannot tell strategies apart when \
-        they run at once; its totals, script-internal calls included, are in summary.json).""",
+        the same way on the service's connections (INFO commandstats cannot tell strategies apart when they run \
+        at once; its totals, script-internal calls included, are in summary.json).""",
         settings.windowBefore().toMillis() / 1e3,
         settings.windowAfter().toMillis() / 1e3);
   }

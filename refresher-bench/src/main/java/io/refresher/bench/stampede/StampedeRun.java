@@ -15,7 +15,7 @@ import java.util.concurrent.locks.LockSupport;
  * (a fresh one) and the run's Redis, with the real service for (f).
  *
  * <ol>
- *   <li>The service starts (through the command-counting proxy) with a template for (f)'s keys.
+ *   <li>The service starts (its Redis commands counted on its own connections) with a template for (f)'s keys.
  *   <li>(a) and (f) are warmed; (f)'s readers start: for {@code learning} their counts make the
  *       hot head hot and the service computes those keys itself.
  *   <li>At {@code warm}, (b)–(e) write every key's value at once (the same TTL, or TTL ± 10 %), the
@@ -46,7 +46,6 @@ final class StampedeRun {
     ZipfKeys zipf = new ZipfKeys(settings.keys(), settings.zipfExponent(), settings.hotKeys());
     Map<StrategyKind, ReaderApp> apps = new EnumMap<>(StrategyKind.class);
     try (ExecutionLog executions = new ExecutionLog(jdbcUrl, run);
-        CountingRedisProxy proxy = new CountingRedisProxy(bench.redis().port());
         MachineMonitor monitor = new MachineMonitor()) {
       executions.awaitListening();
       SourceFunction.checkCounting(jdbcUrl, run, executions);
@@ -63,7 +62,8 @@ final class StampedeRun {
       long countFrom;
       long end;
       try (RefresherServer server =
-          RefresherServer.start("redis://127.0.0.1:" + proxy.port() + "/" + REDIS_DATABASE, jdbcUrl, settings)) {
+          RefresherServer.start("redis://127.0.0.1:" + bench.redis().port() + "/" + REDIS_DATABASE, jdbcUrl, settings)) {
+        CommandCounter serviceCounter = CommandCounter.attachTo(server.redisson());
         server.putTemplate(
             "stampede-" + run,
             run + ":" + StrategyKind.REFRESHER.id() + ":{id}",
@@ -127,14 +127,14 @@ final class StampedeRun {
         long countFromNanos = warmNanos + settings.settle().toNanos();
         sleepUntil(countFromNanos);
         countFrom = clock.wallMicros(countFromNanos);
-        serviceCommandsFrom = proxy.snapshot();
+        serviceCommandsFrom = serviceCounter.snapshot();
         statsFrom = admin.commandStats();
         apps.forEach((kind, app) -> commandsFrom.put(kind, app.commands.snapshot()));
         long endNanos = warmNanos + measuredNanos;
         sleepUntil(endNanos);
         end = clock.wallMicros(endNanos);
         apps.forEach((kind, app) -> commandsTo.put(kind, app.commands.snapshot()));
-        Map<String, Long> serviceCommands = RedisAdmin.delta(serviceCommandsFrom, proxy.snapshot());
+        Map<String, Long> serviceCommands = RedisAdmin.delta(serviceCommandsFrom, serviceCounter.snapshot());
         Map<String, Long> serverStats = RedisAdmin.delta(statsFrom, admin.commandStats());
         for (ReaderApp app : apps.values()) {
           app.readers.awaitDone(30, TimeUnit.SECONDS);
