@@ -112,17 +112,23 @@ final class RefresherVerdict {
   }
 
   private void explainMisses(ReadLog log) {
+    RunData data = figures.data();
     Map<Integer, List<long[]>> serviceRuns = new LinkedHashMap<>();
     for (ExecutionLog.Execution e : figures.executions.get(StrategyKind.REFRESHER)) {
       if (e.caller().equals("service")) {
         serviceRuns.computeIfAbsent(e.rank(), r -> new ArrayList<>()).add(new long[] {e.startMicros(), e.endMicros()});
       }
     }
+    java.util.Set<Integer> hotSet = new java.util.HashSet<>();
+    for (String key : data.serviceHotSet()) {
+      hotSet.add(StrategyContext.rankOf(key));
+    }
     int notKept = 0;
     int late = 0;
     int misses = 0;
+    long longestGap = 0;
     List<String> examples = new ArrayList<>();
-    long ttl = figures.data().ttlMicros();
+    long ttl = data.ttlMicros();
     for (int i = 0; i < log.size(); i++) {
       if (!log.done[i] || !figures.counted(log.intendedWallMicros[i]) || !figures.isHot(log.ranks[i]) || !log.waitedForSource(i)) {
         continue;
@@ -135,32 +141,64 @@ final class RefresherVerdict {
           lastEnd = Math.max(lastEnd, run[1]);
         }
       }
-      if (lastEnd == Long.MIN_VALUE || at - lastEnd > 2 * ttl) {
+      if (!hotSet.contains(log.ranks[i]) && lastEnd == Long.MIN_VALUE) {
         notKept++;
       } else {
         late++;
+        if (lastEnd != Long.MIN_VALUE) {
+          longestGap = Math.max(longestGap, at - lastEnd);
+        }
       }
       if (examples.size() < 5) {
-        examples.add(String.format(Locale.ROOT, "rank %d at %+.2f s%s", log.ranks[i], (at - figures.data().warmMicros()) / 1e6,
-            lastEnd == Long.MIN_VALUE ? " (never computed by the service)" : String.format(Locale.ROOT, " (service's last computation %.2f s before)", (at - lastEnd) / 1e6)));
+        examples.add(String.format(Locale.ROOT, "rank %d at %+.2f s%s", log.ranks[i], (at - data.warmMicros()) / 1e6,
+            lastEnd == Long.MIN_VALUE ? " (never computed by the service)" : String.format(Locale.ROOT, ", the service's last computation of it %.2f s before", (at - lastEnd) / 1e6)));
       }
     }
+    Map<String, Object> failures = new LinkedHashMap<>();
+    data.serviceMetrics().forEach((name, value) -> {
+      if (name.startsWith("refresher.source.stampede.failed.") || name.equals("refresher.refresh.failed")) {
+        failures.put(name.replace("refresher.source.stampede.", ""), value);
+      }
+    });
     evidence.put("hotMisses", misses);
     evidence.put("hotMissesOfKeysTheServiceDidNotKeep", notKept);
-    evidence.put("hotMissesAfterALateRefresh", late);
+    evidence.put("hotMissesAfterAMissingRefresh", late);
+    evidence.put("longestWaitSinceTheServicesLastComputationMillis", longestGap / 1e3);
     evidence.put("hotMissExamples", examples);
+    evidence.put("serviceFailures", failures);
+    evidence.put("serviceWarnings", data.serviceWarnings());
     StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "%d reads of hot keys waited for the source", misses));
     if (notKept > 0) {
       text.append(String.format(Locale.ROOT,
-          "; %d of them read a key the service was not keeping (not in its hot set: its access rate, learned over %s of reads, had not reached the threshold of %.2f reads/s); a longer learning phase, a lower `access.hotThreshold`, or registering the head with policy `always` would have covered it",
-          notKept, figures.data().settings().learning().toSeconds() + " s", figures.data().settings().hotThreshold()));
+          "; %d of them read a key the service was not keeping (not in its hot set when the others were warmed, never computed by it: its access rate, learned over %d s of reads, had not reached the threshold of %.2f reads/s); a longer learning phase, a lower `access.hotThreshold`, or registering the head with policy `always` would have covered it",
+          notKept, data.settings().learning().toSeconds(), data.settings().hotThreshold()));
     }
     if (late > 0) {
       text.append(String.format(Locale.ROOT,
-          "; %d came after the service's refresh was late (its value expired before the next refresh wrote): a longer TTR (`refresh.ttr.min`) or more workers would have covered it", late));
+          "; %d read a key the service keeps whose next refresh had not come in time (up to %.1f s after the service's last computation of the key, TTL %d s)",
+          late, longestGap / 1e6, data.settings().ttl().toSeconds()));
+      if (!failures.isEmpty()) {
+        text.append(String.format(Locale.ROOT, ". The service's refreshes failed in this run: %s", failures));
+      }
+      String warnings = warningSummary(data.serviceWarnings());
+      if (!warnings.isEmpty()) {
+        text.append("; it logged ").append(warnings);
+      }
+      text.append(". A refresh that fails is retried after `refresh.retryBase`; a gap over a TTL means the retry was lost as well. What would: "
+          + "the service's Redis client not failing under the burst (it runs on the same 2 cores as the 7 applications here; a larger "
+          + "`redis.connectionPoolSize` or `redis.timeout` for it, or Redis and the service on their own cores), or a longer `refresh.ttr.min`");
     }
-    text.append(" (e.g. ").append(String.join(", ", examples)).append(").");
+    text.append(" (e.g. ").append(String.join("; ", examples)).append(").");
     reasons.add(text.toString());
+  }
+
+  /** The service's most frequent warnings, "n× message", at most four. */
+  static String warningSummary(Map<String, Integer> warnings) {
+    return warnings.entrySet().stream()
+        .sorted((x, y) -> Integer.compare(y.getValue(), x.getValue()))
+        .limit(4)
+        .map(e -> e.getValue() + "× \"" + e.getKey() + "\"")
+        .collect(java.util.stream.Collectors.joining(", "));
   }
 
   private void explainDuplicates() {

@@ -13,6 +13,8 @@ import java.util.Map;
  * @param endMicros its end (the last intended read)
  * @param serviceHotSet the service's hot set when the others were warmed (its keys' refreshes
  *     were then aligned with the others' writes)
+ * @param serviceMetrics the service's refresh counters over the whole run (failures and skips by kind)
+ * @param serviceWarnings what the service logged at WARN or above during the run, by message
  */
 record RunData(
     StampedeSettings settings,
@@ -30,6 +32,7 @@ record RunData(
     List<String> serviceHotSet,
     Map<String, String> alignOutcomes,
     Map<String, Object> serviceMetrics,
+    Map<String, Integer> serviceWarnings,
     List<MachineMonitor.CpuSample> cpu,
     List<MachineMonitor.GcPause> pauses) {
 

@@ -157,7 +157,7 @@ final class StampedeReport {
     }
     text.append(String.format(
         Locale.ROOT,
-        "%n%nRefresher's service runs with `access.halfLife` %s, `access.hotThreshold` set per run to the rate of the rank twice as deep as the hot head (so the head is read at twice the threshold or more; each run gives it), `sampleInterval` 500 ms, `coldAfter` 60 s, `refresh.ttr` 1–3 s (adaptive), 16 workers, `staleGrace` 5 s (`stampede.yml`). The readers' counts alone make keys hot: nothing is registered by hand, which is how a template and a Zipf workload are meant to be used; an operator who knows the head could register it with policy `always` instead.",
+        "%n%nRefresher's service runs with `config.yml`'s defaults (16 workers, adaptive TTR from 1 s, `maxTtrFraction` 0.5, `retryBase` 500 ms, `staleGrace` 5 min, Redis pool 64) except its hot-key learning, made fast for runs under a minute: `access.halfLife` %s, `access.hotThreshold` set per run to the rate of the rank twice as deep as the hot head (so the head is read at twice the threshold or more; each run gives it), `sampleInterval` 500 ms, `settle` 1 s, `coldAfter` 60 s (`stampede.yml`). The readers' counts alone make keys hot: nothing is registered by hand, which is how a template and a Zipf workload are meant to be used; an operator who knows the head could register it with policy `always` instead.",
         settings.halfLife().toMillis() >= 1_000 ? settings.halfLife().toSeconds() + " s" : settings.halfLife().toMillis() + " ms"));
     return text.toString();
   }
@@ -297,7 +297,9 @@ final class StampedeReport {
     }
     long aligned = data.alignOutcomes().values().stream().filter("refreshed"::equals).count();
     double perSecond = serviceRuns / (run.spanMicros() / 1e6);
-    return String.format(
+    String warnings = RefresherVerdict.warningSummary(data.serviceWarnings());
+    return (warnings.isEmpty() ? "" : "The service logged (WARN and above, during the run): " + warnings + ". ")
+        + String.format(
         Locale.ROOT,
         "The service's hot set when the others were warmed: %d of (f)'s keys, %d of the %d hot ranks among them; "
             + "%d of them recomputed at that moment (%s). Over the span it ran the source %d times (%s refreshes/s, %s of "
@@ -470,6 +472,7 @@ final class StampedeReport {
     refresher.put("evidence", verdict.evidence);
     refresher.put("serviceHotSetSize", data.serviceHotSet().size());
     refresher.put("serviceMetrics", data.serviceMetrics());
+    refresher.put("serviceWarnings", data.serviceWarnings());
     json.put("refresherTargets", refresher);
     json.put("serviceRedisCommands", data.serviceCommands());
     json.put("redisCommandStatsWholeServer", data.serverCommandStats());

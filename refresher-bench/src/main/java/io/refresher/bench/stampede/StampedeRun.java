@@ -62,7 +62,8 @@ final class StampedeRun {
       long countFrom;
       long end;
       try (RefresherServer server =
-          RefresherServer.start("redis://127.0.0.1:" + bench.redis().port() + "/" + REDIS_DATABASE, jdbcUrl, settings)) {
+              RefresherServer.start("redis://127.0.0.1:" + bench.redis().port() + "/" + REDIS_DATABASE, jdbcUrl, settings);
+          ServiceLogTap serviceLog = new ServiceLogTap()) { // after the start: Dropwizard sets up logging then
         CommandCounter serviceCounter = CommandCounter.attachTo(server.redisson());
         server.putTemplate(
             "stampede-" + run,
@@ -140,6 +141,7 @@ final class StampedeRun {
           app.readers.awaitDone(30, TimeUnit.SECONDS);
         }
         serviceMetrics.putAll(serviceMetrics(server));
+        Map<String, Integer> serviceWarnings = serviceLog.counts();
         Map<StrategyKind, RunData.StrategyData> strategies = new EnumMap<>(StrategyKind.class);
         apps.forEach(
             (kind, app) ->
@@ -178,6 +180,7 @@ final class StampedeRun {
             hotSet,
             aligned,
             serviceMetrics,
+            serviceWarnings,
             monitor.cpu(),
             monitor.pauses());
       }
@@ -227,6 +230,12 @@ final class StampedeRun {
         metrics.put(name, counter.getCount());
       }
     }
+    registry.getMeters().forEach((name, meter) -> {
+      if ((name.startsWith("refresher.source.stampede.failed.") || name.startsWith("refresher.refresh.skipped."))
+          && meter.getCount() > 0) {
+        metrics.put(name, meter.getCount());
+      }
+    });
     var lag = registry.getTimers().get("refresher.refresh.lag");
     if (lag != null) {
       var snapshot = lag.getSnapshot();
