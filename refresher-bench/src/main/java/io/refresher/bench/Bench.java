@@ -28,7 +28,11 @@ public final class Bench {
 
   /** Every phase, in the order they run; the ceiling comes first so that the others can use it. */
   static List<Phase> allPhases() {
-    return List.of(new CeilingPhase(), new ScalePhase());
+    return List.of(
+        new CeilingPhase(),
+        // after the service's throughput phase: uses its maximum (BenchReport.SERVICE_MAX_REFRESHES)
+        new ScalePhase(),
+        new CountingPhase());
   }
 
   public static void main(String[] args) throws Exception {

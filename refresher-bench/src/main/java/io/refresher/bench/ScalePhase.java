@@ -69,10 +69,10 @@ final class ScalePhase implements Phase {
   @Override
   public void run(BenchContext context, BenchReport report) throws Exception {
     List<Integer> levels =
-        context.tiny() ? List.of(1_000) : context.quick() ? List.of(10_000, 100_000) : List.of(10_000, 100_000, 1_000_000);
-    int apiBatch = context.pick(100_000, 10_000, 1_000);
-    Duration adminFor = Duration.ofSeconds(context.pick(30, 10, 3));
-    Duration adminWarmUp = Duration.ofSeconds(context.pick(5, 2, 1));
+        context.tiny() ? List.of(500) : context.quick() ? List.of(10_000, 100_000) : List.of(10_000, 100_000, 1_000_000);
+    int apiBatch = context.pick(100_000, 10_000, 500);
+    Duration adminFor = Duration.ofMillis(context.pick(30_000, 10_000, 2_000));
+    Duration adminWarmUp = Duration.ofMillis(context.pick(5_000, 2_000, 500));
 
     OptionalDouble serviceMax = report.shared(BenchReport.SERVICE_MAX_REFRESHES);
     double fallbackRate = context.pick(2_000, 1_000, 100);
@@ -137,9 +137,9 @@ final class ScalePhase implements Phase {
 
       // The steady refresh load: keys due evenly over one refresh interval, each refreshed every TTL - TTR.
       BenchItems.register(db, STEADY_PREFIX, 1, steadyKeys, STEADY_TTL, "always", Duration.ZERO);
-      scheduleSpread(service, steadyKeys, every);
-      TimeUnit.MILLISECONDS.sleep(every.toMillis() / 2);
+      scheduleSpread(service, steadyKeys, every); // steady from the start: first due times spread over an interval
       long maxId = registered;
+      admin.add(closedLoop(service, maxId, adminWarmUp, adminFor));
       admin.add(openLoop(service, "GET /v1/keys/{key}", 0.0, maxId, adminWarmUp, adminFor));
       admin.add(
           openLoop(
@@ -149,7 +149,7 @@ final class ScalePhase implements Phase {
               maxId,
               adminWarmUp,
               adminFor));
-      steadyMeasured = admin.stream().mapToDouble(AdminRun::refreshesPerSecond).average().orElse(0);
+      steadyMeasured = admin.stream().skip(1).mapToDouble(AdminRun::refreshesPerSecond).average().orElse(0);
     } finally {
       service.close();
       flushDb(redisUrl);
@@ -176,7 +176,7 @@ final class ScalePhase implements Phase {
       sizes.append(i == 0 ? "" : ", ").append(Fmt.number(levels.get(i)));
     }
     if (levels.size() < 3) {
-      sizes.append(levels.size() == 2 ? " (1,000,000 only in the full run)" : " (10k, 100k and 1M in the quick and full runs)");
+      sizes.append(levels.size() == 2 ? " (1,000,000 only in the full run)" : " (tiny run; 10k and 100k in the quick run, and 1M in the full one)");
     }
     section.paragraph(
         sizes
@@ -259,11 +259,25 @@ final class ScalePhase implements Phase {
             + TTR.toSeconds()
             + " s are refreshed every "
             + every.toSeconds()
-            + " s, their first due times spread over one interval. Measured: "
+            + " s, their first due times spread over one interval. Measured during the open-loop runs: "
             + Fmt.rate(steadyMeasured)
             + " refreshes/s ("
             + report.ofCeiling(steadyMeasured)
-            + " of the ceiling).");
+            + " of the ceiling)."
+            + admin.stream()
+                .filter(run -> run.name().contains("closed"))
+                .findFirst()
+                .map(
+                    run ->
+                        " Closed loop, the API answered "
+                            + Fmt.rate(run.sentPerSecond())
+                            + " GETs/s under the same load: "
+                            + Fmt.number(ADMIN_RATE)
+                            + "/s is "
+                            + Fmt.ratio(ADMIN_RATE / Math.max(1, run.sentPerSecond()))
+                            + " of that"
+                            + (run.sentPerSecond() < ADMIN_RATE ? ", so the open-loop queues grow for as long as it runs." : "."))
+                .orElse(""));
     List<List<String>> adminRows = new ArrayList<>();
     for (AdminRun run : admin) {
       adminRows.add(
@@ -276,11 +290,11 @@ final class ScalePhase implements Phase {
               Fmt.millisOfNanos(run.latency().getValueAtPercentile(99.9)),
               Fmt.millisOfNanos(run.latency().getMaxValue()),
               Fmt.number(run.errors()),
-              Fmt.rate(run.refreshesPerSecond()) + " (" + Fmt.number(run.refreshFailures()) + " failed)"));
+              Fmt.rate(run.refreshesPerSecond()) + " (" + Fmt.number(run.refreshFailures()) + ")"));
     }
     section.table(
         "Admin API at " + Fmt.number(ADMIN_RATE) + " requests/s while refreshes run",
-        List.of("requests", "sent/s", "p50", "p90", "p99", "p99.9", "max", "errors", "refreshes/s meanwhile"),
+        List.of("requests", "sent/s", "p50", "p90", "p99", "p99.9", "max", "errors", "refreshes/s meanwhile (failed)"),
         adminRows);
     List<Map<String, Object>> adminJson = new ArrayList<>();
     for (AdminRun run : admin) {
@@ -332,7 +346,7 @@ final class ScalePhase implements Phase {
     for (AdminRun run : admin) {
       Histogram h = run.latency();
       latency.addSeries(
-          run.name().startsWith("mix") ? "mix" : "GET",
+          run.name().startsWith("mix") ? "mix" : run.name().contains("closed") ? "GET closed loop" : "GET",
           percentiles,
           List.of(
               h.getValueAtPercentile(50) / 1e6,
@@ -413,6 +427,72 @@ final class ScalePhase implements Phase {
     return new Registered(count, seconds, latency.getValueAtPercentile(50), latency.getValueAtPercentile(99));
   }
 
+  /**
+   * The admin API's capacity for GETs on this machine, under the same refresh load: {@value
+   * #CLIENTS} clients, each sending its next request as soon as the last is answered.
+   */
+  private static AdminRun closedLoop(BenchService service, long maxId, Duration warmUp, Duration measured)
+      throws Exception {
+    HttpClient http = http();
+    Histogram latency = new ConcurrentHistogram(3);
+    LongAdder errors = new LongAdder();
+    long measureFrom = System.nanoTime() + warmUp.toNanos();
+    long end = measureFrom + measured.toNanos();
+    List<Thread> clients = new ArrayList<>();
+    for (int c = 0; c < CLIENTS; c++) {
+      Thread client =
+          new Thread(
+              () -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                long now;
+                while ((now = System.nanoTime()) < end) {
+                  try {
+                    HttpResponse<Void> response =
+                        http.send(get(service, 1 + random.nextLong(maxId)), HttpResponse.BodyHandlers.discarding());
+                    if (now >= measureFrom) {
+                      latency.recordValue(System.nanoTime() - now);
+                      if (response.statusCode() >= 300) {
+                        errors.increment();
+                      }
+                    }
+                  } catch (Exception e) {
+                    if (now >= measureFrom) {
+                      errors.increment();
+                    }
+                  }
+                }
+              },
+              "scale-admin-closed-" + c);
+      client.setDaemon(true);
+      client.start();
+      clients.add(client);
+    }
+    LockSupport.parkNanos(measureFrom - System.nanoTime());
+    long refreshedBefore = service.refreshed();
+    long failedBefore = service.failed();
+    long from = System.nanoTime();
+    for (Thread client : clients) {
+      client.join();
+    }
+    double seconds = (System.nanoTime() - from) / 1e9;
+    double refreshes = (service.refreshed() - refreshedBefore) / seconds;
+    System.out.printf(
+        "scale: GET closed loop, %d clients: %s/s, p50 %s p99 %s%n",
+        CLIENTS,
+        Fmt.rate(latency.getTotalCount() / seconds),
+        Fmt.millisOfNanos(latency.getValueAtPercentile(50)),
+        Fmt.millisOfNanos(latency.getValueAtPercentile(99)));
+    return new AdminRun(
+        "GET, closed loop (" + CLIENTS + " clients, each waiting for its answer): the capacity",
+        measured.toNanos() / 1e9,
+        warmUp.toNanos() / 1e9,
+        latency.getTotalCount() / seconds,
+        latency,
+        errors.sum(),
+        refreshes,
+        service.failed() - failedBefore);
+  }
+
   private static HttpRequest register(BenchService service, long id) {
     return HttpRequest.newBuilder(service.uri("/v1/keys/" + BenchItems.key(id)))
         .header("Authorization", "Bearer " + BenchConfig.ADMIN_TOKEN)
@@ -457,6 +537,7 @@ final class ScalePhase implements Phase {
     long end = measureFrom + measured.toNanos();
     long refreshedBefore = -1;
     long failedBefore = 0;
+    long measuringSince = 0;
     long sent = 0;
     ThreadLocalRandom random = ThreadLocalRandom.current();
     for (long i = 0; ; i++) {
@@ -467,6 +548,7 @@ final class ScalePhase implements Phase {
       if (refreshedBefore < 0 && intended >= measureFrom) {
         refreshedBefore = service.refreshed();
         failedBefore = service.failed();
+        measuringSince = System.nanoTime(); // later than measureFrom when the sender fell behind
       }
       long wait = intended - System.nanoTime();
       if (wait > 0) {
@@ -494,7 +576,8 @@ final class ScalePhase implements Phase {
     }
     long refreshed = service.refreshed() - refreshedBefore;
     long failed = service.failed() - failedBefore;
-    double seconds = measured.toNanos() / 1e9;
+    // Real time from the first to the last measured send: longer than planned when the sender had to wait.
+    double seconds = (System.nanoTime() - measuringSince) / 1e9;
     if (!outstanding.tryAcquire(MAX_OUTSTANDING, 60, TimeUnit.SECONDS)) {
       throw new IllegalStateException("admin API requests still unanswered after 60 s");
     }
@@ -509,7 +592,7 @@ final class ScalePhase implements Phase {
         errors.sum(),
         Fmt.rate(refreshed / seconds));
     return new AdminRun(
-        name, seconds, warmUp.toNanos() / 1e9, sent / seconds, latency, errors.sum(), refreshed / seconds, failed);
+        name, measured.toNanos() / 1e9, warmUp.toNanos() / 1e9, sent / seconds, latency, errors.sum(), refreshed / seconds, failed);
   }
 
   /** Puts keys {@code item:<from>..} in the due index, due in a year: registered, not due during the run. */
