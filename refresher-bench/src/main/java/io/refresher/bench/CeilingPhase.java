@@ -81,6 +81,7 @@ final class CeilingPhase implements Phase {
 
   @Override
   public void run(BenchContext context, BenchReport report) throws Exception {
+    String load = LoadAverage.now();
     Duration each = Duration.ofSeconds(context.pick(20, 8, 2));
     Duration warmUp = Duration.ofMillis(context.pick(3_000, 2_000, 500));
     int rows = context.pick(100_000, 100_000, 10_000);
@@ -177,7 +178,8 @@ final class CeilingPhase implements Phase {
               + Fmt.rate(ceilingRate)
               + " refreshes/s. Mean batch in the refresher: "
               + Fmt.number(Math.round(refreshes.meanBatch() * 10) / 10.0)
-              + " writes.");
+              + " writes. "
+              + LoadAverage.sentence(load));
       CategoryChart chart =
           new CategoryChartBuilder()
               .width(700)
@@ -192,6 +194,7 @@ final class CeilingPhase implements Phase {
           List.of(queries.perSecond(), writes.perSecond(), refreshes.perSecond()));
       section.chart("ceiling", "ceiling", chart);
       section
+          .put("loadAverageAtStart", load)
           .put("refreshesPerSecond", refreshes.perSecond())
           .put("queriesPerSecond", queries.perSecond())
           .put("writesPerSecond", writes.perSecond())

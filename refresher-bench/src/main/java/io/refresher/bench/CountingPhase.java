@@ -60,6 +60,7 @@ final class CountingPhase implements Phase {
 
   @Override
   public void run(BenchContext context, BenchReport report) throws Exception {
+    String load = LoadAverage.now();
     Config config = new Config();
     config.setCodec(StringCodec.INSTANCE);
     // As the service's client: 3 s timeout, one retry.
@@ -82,7 +83,8 @@ final class CountingPhase implements Phase {
               + REDIS_DB
               + "), the client library's and the service's own code; reader threads, Redis and the sampler share the"
               + " machine's cores. Redis command counts are INFO commandstats deltas (script-internal commands"
-              + " included).");
+              + " included). "
+              + LoadAverage.sentence(load));
       section.table(
           "Client: `AccessCounter.record` as fast as it goes",
           List.of("readers", "keys", "seconds", "reads/s recorded", "recorded", "in Redis after flushing", "dropped", "Redis commands/s"),
@@ -163,7 +165,7 @@ final class CountingPhase implements Phase {
       catchUpJson.put("heapBeforeBytes", catchUp.baselineBytes());
       catchUpJson.put("peakAfterGcBytes", catchUp.peakAfterGcBytes());
       catchUpJson.put("failure", catchUp.failure());
-      section.put("client", clientJson).put("sampler", samplerJson).put("catchUp", catchUpJson);
+      section.put("loadAverageAtStart", load).put("client", clientJson).put("sampler", samplerJson).put("catchUp", catchUpJson);
 
       if (client.inRedis() != client.flushed()) {
         throw new IllegalStateException("client counting: " + client.inRedis() + " in Redis, " + client.flushed() + " flushed");

@@ -68,6 +68,7 @@ final class ScalePhase implements Phase {
 
   @Override
   public void run(BenchContext context, BenchReport report) throws Exception {
+    String load = LoadAverage.now();
     List<Integer> levels =
         context.tiny() ? List.of(500) : context.quick() ? List.of(10_000, 100_000) : List.of(10_000, 100_000, 1_000_000);
     int apiBatch = context.pick(100_000, 10_000, 500);
@@ -155,7 +156,7 @@ final class ScalePhase implements Phase {
       flushDb(redisUrl);
     }
 
-    write(report, levels, apiBatch, results, admin, serviceMax, refreshRate, steadyKeys, every, steadyMeasured);
+    write(report, levels, apiBatch, results, admin, serviceMax, refreshRate, steadyKeys, every, steadyMeasured, load);
   }
 
   private void write(
@@ -168,7 +169,8 @@ final class ScalePhase implements Phase {
       double refreshRate,
       int steadyKeys,
       Duration every,
-      double steadyMeasured) {
+      double steadyMeasured,
+      String load) {
     var section = report.section(id(), "Scale: registrations, start-up, heap, admin API under load");
     long heap0 = results.get(0).heapBytes();
     StringBuilder sizes = new StringBuilder("Registry sizes: ");
@@ -192,7 +194,8 @@ final class ScalePhase implements Phase {
             + " `RefresherApplication.run(\"server\", ...)` to the first 200 of the admin port's `/healthcheck` (Redis, PostgreSQL, scheduler); heap is"
             + " this JVM's used heap after three `System.gc()`s with the service ready (the other phases' servers and"
             + " clients are gone by then), and per key it is the growth over the empty registry (also restarted), so"
-            + " at small sizes it is mostly noise.");
+            + " at small sizes it is mostly noise. "
+            + LoadAverage.sentence(load));
     List<List<String>> rows = new ArrayList<>();
     List<Map<String, Object>> json = new ArrayList<>();
     for (Level level : results) {
@@ -234,9 +237,9 @@ final class ScalePhase implements Phase {
             "heap used after GC",
             "heap per key"),
         rows);
-    section.put("levels", json);
+    section.put("loadAverageAtStart", load).put("levels", json);
 
-    String load =
+    String loadSource =
         serviceMax.isPresent()
             ? "80 % of the service's maximum (" + Fmt.rate(serviceMax.getAsDouble()) + " refreshes/s, throughput phase)"
             : "a fixed rate (the throughput phase did not run in this run, so the service's maximum is unknown)";
@@ -250,7 +253,7 @@ final class ScalePhase implements Phase {
             + ". Keys drawn uniformly from the registry. Meanwhile refreshes run at "
             + Fmt.rate(refreshRate)
             + "/s, "
-            + load
+            + loadSource
             + ": "
             + Fmt.number(steadyKeys)
             + " keys of TTL "
