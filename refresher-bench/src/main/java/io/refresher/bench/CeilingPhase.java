@@ -211,13 +211,17 @@ final class CeilingPhase implements Phase {
       System.out.printf(
           "ceiling: queries %s/s, writes %s/s, refreshes %s/s%n",
           Fmt.rate(queries.perSecond()), Fmt.rate(writes.perSecond()), Fmt.rate(refreshes.perSecond()));
-    } finally {
+      deleteKeys(redisson, rows);
+    } catch (Exception | Error e) {
       try {
         deleteKeys(redisson, rows);
-      } finally {
-        redisson.shutdown();
-        sources.close();
+      } catch (Exception cleaning) {
+        e.addSuppressed(cleaning);
       }
+      throw e;
+    } finally {
+      redisson.shutdown();
+      sources.close();
     }
   }
 
@@ -242,7 +246,10 @@ final class CeilingPhase implements Phase {
     return Redisson.create(copy);
   }
 
-  /** Deletes every key the ceiling may have written: value, metadata and (never created) token counter. */
+  /**
+   * Deletes every key the ceiling may have written: value, metadata and (never created) token
+   * counter; fails if any is left.
+   */
   static void deleteKeys(RedissonClient redisson, int rows) {
     List<String> names = new ArrayList<>();
     for (long id = 1; id <= rows; id++) {
@@ -254,6 +261,13 @@ final class CeilingPhase implements Phase {
         redisson.getKeys().unlink(names.toArray(String[]::new));
         names.clear();
       }
+    }
+    long left = 0;
+    for (String ignored : redisson.getKeys().getKeysByPattern("*" + PREFIX + "item:*", 1000)) {
+      left++;
+    }
+    if (left > 0) {
+      throw new IllegalStateException(left + " ceiling keys left in Redis after deleting them");
     }
   }
 
