@@ -138,6 +138,11 @@ final class BatchedScript<T, R> {
     return requests.get();
   }
 
+  /** Items waiting for a batch (for tests). */
+  int queued() {
+    return queue.size();
+  }
+
   /** Items sent so far. */
   long items() {
     return items.get();

@@ -252,6 +252,11 @@ public final class RedisCacheStore implements CacheStore {
     return writes.requests();
   }
 
+  /** Writes waiting for the one in flight (for tests). */
+  int queuedWrites() {
+    return writes.queued();
+  }
+
   private record Write(
       String key,
       String lockName,

@@ -197,6 +197,11 @@ public final class RedisKeyLocks implements KeyLocks {
     return acquisitions.requests() + releases.requests();
   }
 
+  /** Acquisitions waiting for the one in flight (for tests). */
+  int queuedAcquisitions() {
+    return acquisitions.queued();
+  }
+
   /**
    * A held lock. Released either by the value write that ends a successful refresh ({@link
    * RedisCacheStore} puts the lock and owner in its script and marks it), or by {@link #release()}
