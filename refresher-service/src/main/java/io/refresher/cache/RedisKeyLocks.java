@@ -59,18 +59,25 @@ public final class RedisKeyLocks implements KeyLocks {
   private static final Logger LOG = LoggerFactory.getLogger(RedisKeyLocks.class);
 
   /**
-   * KEYS per item: lock, token counter. ARGV per item: lease ms, owner. Answers per item the token,
-   * or -1 when the lock is held.
+   * KEYS per item: lock, token counter. ARGV per item: lease ms, owner, abandoned owner (or
+   * empty). Answers per item the token, or -1 when the lock is held. A lock still held by the
+   * abandoned owner (an earlier acquisition of this process whose reply was lost: nobody uses it)
+   * is released first, so the retry of a refresh whose lock call timed out gets the lock instead of
+   * finding it taken by itself.
    */
   static final String ACQUIRE =
       """
       local out = {}
-      for i = 1, #KEYS, 2 do
-        local lock = KEYS[i]
+      for i = 1, #KEYS / 2 do
+        local lock = KEYS[2 * i - 1]
+        local a = 3 * (i - 1)
+        if ARGV[a + 3] ~= '' and redis.call('HEXISTS', lock, ARGV[a + 3]) == 1 then
+          redis.call('DEL', lock)
+        end
         if redis.call('EXISTS', lock) == 0 then
-          out[#out + 1] = redis.call('INCR', KEYS[i + 1])
-          redis.call('HSET', lock, ARGV[i + 1], 1)
-          redis.call('PEXPIRE', lock, ARGV[i])
+          out[#out + 1] = redis.call('INCR', KEYS[2 * i])
+          redis.call('HSET', lock, ARGV[a + 2], 1)
+          redis.call('PEXPIRE', lock, ARGV[a + 1])
         else
           out[#out + 1] = -1
         end
@@ -96,7 +103,7 @@ public final class RedisKeyLocks implements KeyLocks {
   /** Most locks in one script call: a few tens of microseconds of Redis time each. */
   static final int MAX_BATCH = 64;
 
-  private record Acquisition(String lockName, String counterName, long leaseMillis, String owner) {}
+  private record Acquisition(String lockName, String counterName, long leaseMillis, String owner, String abandonedOwner) {}
 
   private record Release(String lockName, String owner) {}
 
@@ -105,8 +112,13 @@ public final class RedisKeyLocks implements KeyLocks {
   private final BatchedScript<Release, Boolean> releases;
   private final String ownerPrefix = UUID.randomUUID() + ":r";
   private final AtomicLong ownerSequence = new AtomicLong();
-  /** Owners of acquisitions that timed out, by lock name, with when their lease ends. */
-  private final ConcurrentHashMap<Release, Long> abandoned = new ConcurrentHashMap<>();
+  /**
+   * Acquisitions that timed out, by lock name: their owner and when the lease they could hold
+   * ends. One per lock: a later one replaces it (the earlier one's lease ends first anyway).
+   */
+  private final ConcurrentHashMap<String, Abandoned> abandoned = new ConcurrentHashMap<>();
+
+  private record Abandoned(String owner, long leaseEndMillis) {}
 
   /** Releases are sent at most this often: while Redis stalls they only queue up. */
   private static final long RELEASE_EVERY_MILLIS = 250;
@@ -143,14 +155,23 @@ public final class RedisKeyLocks implements KeyLocks {
   public Optional<HeldLock> tryAcquire(String key, Duration lease) {
     reachability.require("RedisKeyLocks.tryAcquire");
     String name = CacheKeys.lockName(key);
+    Abandoned earlier = abandoned.get(name);
     Acquisition acquisition =
-        new Acquisition(name, tokenCounterName(key), lease.toMillis(), ownerPrefix + ownerSequence.incrementAndGet());
+        new Acquisition(
+            name,
+            tokenCounterName(key),
+            lease.toMillis(),
+            ownerPrefix + ownerSequence.incrementAndGet(),
+            earlier == null ? "" : earlier.owner());
     long token;
     try {
       token = acquisitions.call(acquisition);
     } catch (RedisException e) {
-      abandoned.put(new Release(name, acquisition.owner()), System.currentTimeMillis() + lease.toMillis());
+      abandoned.put(name, new Abandoned(acquisition.owner(), System.currentTimeMillis() + lease.toMillis()));
       throw RedisCacheStore.unavailable("lock of key '" + key + "'", e);
+    }
+    if (earlier != null) {
+      abandoned.remove(name, earlier); // released by this call if it held the lock
     }
     if (token < 0) {
       return Optional.empty();
@@ -173,19 +194,19 @@ public final class RedisKeyLocks implements KeyLocks {
     }
     lastReleaseMillis = now;
     abandoned.forEach(
-        (suspect, leaseEnd) -> {
-          if (leaseEnd <= now) {
-            abandoned.remove(suspect, leaseEnd);
+        (lockName, suspect) -> {
+          if (suspect.leaseEndMillis() <= now) {
+            abandoned.remove(lockName, suspect);
             return;
           }
           releases
-              .submit(suspect)
+              .submit(new Release(lockName, suspect.owner()))
               .whenComplete(
                   (released, error) -> {
                     if (error == null) {
-                      abandoned.remove(suspect, leaseEnd);
+                      abandoned.remove(lockName, suspect);
                       if (released) {
-                        LOG.debug("released lock {} taken by an acquisition whose reply was lost", suspect.lockName());
+                        LOG.debug("released lock {} taken by an acquisition whose reply was lost", lockName);
                       }
                     }
                   });
@@ -285,6 +306,7 @@ public final class RedisKeyLocks implements KeyLocks {
     public void args(Acquisition item, List<Object> into) {
       into.add(Long.toString(item.leaseMillis()));
       into.add(item.owner());
+      into.add(item.abandonedOwner());
     }
 
     @Override

@@ -29,11 +29,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNode;
 import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.client.codec.StringCodec;
+import org.redisson.config.Config;
 
 /**
  * The batched lock and write scripts on a real Redis: refreshes that reach Redis while a request
@@ -138,6 +140,37 @@ class BatchedRefreshScriptsIT {
     }
     await().atMost(Duration.ofSeconds(10))
         .untilAsserted(() -> assertThat(redisson.getKeys().countExists(lockNames(10))).as("locks left").isZero());
+  }
+
+  /**
+   * A lock call that timed out may still run when Redis resumes, leaving the key locked by an
+   * owner that gave up on it: the retry of that refresh must get the lock, not skip the key as
+   * locked (a skipped key waits out its whole claim lease).
+   */
+  @Test
+  void anAcquisitionWhoseReplyWasLost_doesNotLockOutItsRetry() {
+    assumeThat(redis.supportsProcessFaults()).as("needs an embedded Redis to freeze").isTrue();
+    Config config = new Config();
+    config.useSingleServer().setAddress(redis.url()).setTimeout(300).setRetryAttempts(0);
+    RedissonClient impatient = Redisson.create(config);
+    try {
+      RedisKeyLocks impatientLocks = new RedisKeyLocks(impatient);
+      // Redis and the client know the script, so the call that times out is the script itself.
+      impatientLocks.tryAcquire("batch:lost:warm", Duration.ofSeconds(30)).orElseThrow().release();
+      String key = "batch:lost";
+      redis.freeze();
+      try {
+        assertThatThrownBy(() -> impatientLocks.tryAcquire(key, Duration.ofSeconds(30)))
+            .isInstanceOf(CacheUnavailableException.class);
+      } finally {
+        redis.thaw();
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> redisson.getKeys().countExists(CacheKeys.lockName(key)) == 1);
+
+      assertThat(impatientLocks.tryAcquire(key, Duration.ofSeconds(30))).as("the retry's lock").isPresent();
+    } finally {
+      impatient.shutdown();
+    }
   }
 
   @Test
