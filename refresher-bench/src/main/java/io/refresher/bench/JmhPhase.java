@@ -35,6 +35,7 @@ final class JmhPhase implements Phase {
   private static final List<Map.Entry<String, String>> MEASURES =
       List.of(
           Map.entry("ClientBenchmark.record", "client `record(key)` of a key already pending: the count on the application thread"),
+          Map.entry("ClientBenchmark.recordTwoThreads", "the same from 2 threads on one client (time per call of each)"),
           Map.entry(
               "ClientBenchmark.recordNewKeysThenFlush",
               "`record(key)` of a key not pending since the last flush, plus its share of the flush's Java side (drain, shards, script arguments), per key"),
@@ -113,7 +114,7 @@ final class JmhPhase implements Phase {
       figures.put("params", shownParams(params));
       figures.put("mode", params.getMode().shortLabel());
       figures.put("score", primary.getScore());
-      figures.put("error", Double.isNaN(error) ? null : error); // 99.9 % half-width; none from one iteration
+      figures.put("error", Double.isNaN(error) ? null : error); // 99.9 % half-width; JMH gives none below 3 iterations
       figures.put("unit", primary.getScoreUnit());
       figures.put("samples", primary.getSampleCount());
       raw.add(figures);
@@ -121,14 +122,14 @@ final class JmhPhase implements Phase {
 
     BenchReport.Section section = report.section(id(), "JMH micro-benchmarks");
     section.paragraph(
-        "The hot paths' Java side, one thread, with JMH ("
+        "The hot paths' Java side with JMH, one thread unless named ("
             + settings
             + "; "
             + Fmt.number(seconds)
             + " s). `fake Redisson`: the real client or store on a Redisson stand-in that answers at"
             + " once, so Redisson's encoding, Netty and the server are left out; the round trips put"
-            + " them back (on this run's embedded Redis). Error: JMH's 99.9 % interval, none from a"
-            + " single iteration.");
+            + " them back (on this run's embedded Redis). Error: JMH's 99.9 % interval, given from 3"
+            + " measured iterations on (full runs).");
     if (forks == 0) {
       section.paragraph(
           "Not forked: the benchmarks ran inside the bench's own JVM, one after the other (so one"

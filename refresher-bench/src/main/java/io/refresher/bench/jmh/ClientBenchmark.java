@@ -22,6 +22,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 import org.redisson.api.RScript;
@@ -170,6 +171,16 @@ public class ClientBenchmark {
   /** {@code record(key)}: one counted read of a key already pending (the common case). */
   @Benchmark
   public void record(Counting counting, Keys keys) {
+    counting.client.record(keys.next());
+  }
+
+  /**
+   * The same from two threads at once on one client (same skew, so they meet on the hot keys'
+   * counters); the score is each thread's time per call. On a 2-core machine this is all of it.
+   */
+  @Benchmark
+  @Threads(2)
+  public void recordTwoThreads(Counting counting, Keys keys) {
     counting.client.record(keys.next());
   }
 
