@@ -46,7 +46,7 @@ final class JmhPhase implements Phase {
           Map.entry("ClientBenchmark.fakeEvalOnly", "baseline: the fake Redisson's own cost inside `get`"),
           Map.entry(
               "WriteBenchmark.write",
-              "service `RedisCacheStore.write`, network left out: WRITE script's keys and arguments, reply parsed (status, `recent` durations)"),
+              "service `RedisCacheStore.write`, network left out: queued for its batch (of one here), WRITE script's keys and arguments, reply parsed (status, `recent` durations)"),
           Map.entry("TtrBenchmark.decide", "`AdaptiveTtr.decide`, once per refresh: samples=0 is a first refresh, 20 the full history"),
           Map.entry("Utf8LengthBenchmark.utf8Length", "`Refresher.utf8Length` of a 4 KB value, the size check of every refresh"),
           Map.entry("Utf8LengthBenchmark.getBytesLength", "`getBytes(UTF_8).length` of the same value: what utf8Length avoids"),

@@ -10,8 +10,9 @@ import org.redisson.misc.CompletableFutureWrapper;
 
 /**
  * A {@link RedissonClient} without a server, so that a benchmark measures only our Java side of a
- * call: every {@code eval} returns the same reply, and the access counter's pipelined flush ({@code
- * createBatch}, {@code evalAsync}, {@code execute}) succeeds at once. Anything else throws, so a
+ * call: every script ({@code eval}, {@code evalAsync}) returns the same reply at once, and the
+ * access counter's pipelined flush ({@code createBatch}, {@code evalAsync}, {@code execute})
+ * succeeds at once. Anything else throws, so a
  * benchmark that strays onto another path (a lock, a {@code GET}) fails instead of measuring it.
  *
  * <p>What it leaves out is Redisson's own work: encoding the arguments, the command objects, Netty,
@@ -24,11 +25,11 @@ final class FakeRedisson {
 
   /** A client whose every script returns {@code reply} (a {@code List} for MULTI, a {@code Long} for INTEGER). */
   static RedissonClient replying(Object reply) {
-    RScript script = proxy(RScript.class, (self, method, args) -> {
-      if (method.getName().equals("eval")) {
-        return reply;
-      }
-      return unsupported(self, method.getName(), args);
+    RScript script = proxy(RScript.class, (self, method, args) -> switch (method.getName()) {
+      case "eval" -> reply;
+      // The service's batched scripts (BatchedScript) call evalAsync: answered, already complete.
+      case "evalAsync" -> new CompletableFutureWrapper<>(reply);
+      default -> unsupported(self, method.getName(), args);
     });
     RScriptAsync batchScript = proxy(RScriptAsync.class, (self, method, args) -> {
       if (method.getName().equals("evalAsync")) {
