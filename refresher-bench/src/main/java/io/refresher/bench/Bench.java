@@ -28,7 +28,7 @@ public final class Bench {
 
   /** Every phase, in the order they run; the ceiling comes first so that the others can use it. */
   static List<Phase> allPhases() {
-    return List.of(new io.refresher.bench.throughput.ThroughputPhase(), new JmhPhase());
+    return List.of(new io.refresher.bench.throughput.ThroughputPhase(), new io.refresher.bench.jmh.JmhPhase());
   }
 
   public static void main(String[] args) throws Exception {

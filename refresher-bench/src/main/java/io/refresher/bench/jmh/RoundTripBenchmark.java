@@ -93,7 +93,7 @@ public class RoundTripBenchmark {
       try {
         client.close();
         redisson.getKeys().delete(CLIENT_KEY, SERVICE_KEY);
-        redisson.shutdown();
+        redisson.shutdown(0, 2, TimeUnit.SECONDS); // no quiet period: the tiny run adds up every second
       } finally {
         if (own != null) {
           own.close();

@@ -1,5 +1,7 @@
-package io.refresher.bench;
+package io.refresher.bench.jmh;
 
+import io.refresher.bench.BenchContext;
+import io.refresher.bench.Phase;
 import io.refresher.bench.report.BenchReport;
 import io.refresher.bench.report.Fmt;
 import java.util.ArrayList;
@@ -18,7 +20,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * The JMH micro-benchmarks of {@code io.refresher.bench.jmh} (the client's count and read, the
+ * The JMH micro-benchmarks of this package (the client's count and read, the
  * write's Java side, the TTR decision, the value size check), run from the bench: one table of
  * scores, and the raw figures in summary.json.
  *
@@ -27,7 +29,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * mostly those of code not yet compiled. Alone: {@code java -cp refresher-bench.jar
  * org.openjdk.jmh.Main <regex>}.
  */
-final class JmhPhase implements Phase {
+public final class JmhPhase implements Phase {
 
   private static final String PACKAGE = "io.refresher.bench.jmh";
 
