@@ -44,6 +44,10 @@ public final class RedisCacheStore implements CacheStore {
    * registration was deleted. The recent durations ride along in the same hash (comma-separated,
    * oldest first), so the adaptive TTR needs no extra round trip.
    *
+   * <p>The metadata is updated in place (not deleted and written again): the fields of a failure
+   * streak this write ends are removed, the generation and tombstone are kept or cleared as
+   * described below.
+   *
    * <p>The lock: whatever the status, the lock the value was computed under is released (deleted
    * if it still holds this owner), so a successful refresh needs no unlock request of its own.
    *
@@ -60,17 +64,23 @@ public final class RedisCacheStore implements CacheStore {
    */
   static final String WRITE =
       """
+      local function keepCounterFinite(counter, meta, ttl, margin)
+        if redis.call('PTTL', counter) == -1 then
+          redis.call('PEXPIRE', counter, math.max(redis.call('PTTL', meta), ttl) + margin)
+        end
+      end
       local function write(value, meta, counter, a)
         local stored = redis.call('HMGET', meta, 'epoch', 'token', 'failures', 'recent', 'generation', 'retired')
         local epoch = tonumber(ARGV[a + 3])
         local token = tonumber(ARGV[a + 4])
         local generation = tonumber(ARGV[a + 9])
         local storedGeneration = tonumber(stored[5] or '0')
-        if generation > 0 and (generation < storedGeneration or (generation == storedGeneration and stored[6])) then
-          return 3, 0, ''
-        end
         local ttl = tonumber(ARGV[a + 2])
         local margin = tonumber(ARGV[a + 10])
+        if generation > 0 and (generation < storedGeneration or (generation == storedGeneration and stored[6])) then
+          keepCounterFinite(counter, meta, ttl, margin)
+          return 3, 0, ''
+        end
         if stored[1] then
           local storedEpoch = tonumber(stored[1])
           local storedToken = tonumber(stored[2])
@@ -79,6 +89,7 @@ public final class RedisCacheStore implements CacheStore {
               redis.call('SET', counter, stored[2], 'PX', ttl + margin)
               return 2, 0, ''
             end
+            keepCounterFinite(counter, meta, ttl, margin)
             return 0, 0, ''
           end
         end
@@ -90,14 +101,18 @@ public final class RedisCacheStore implements CacheStore {
         local keep = tonumber(ARGV[a + 8])
         local recent = table.concat(samples, ',', math.max(1, #samples - keep + 1), #samples)
         redis.call('SET', value, ARGV[a + 1], 'PX', ttl)
-        redis.call('DEL', meta)
         redis.call('HSET', meta, 'epoch', ARGV[a + 3], 'token', ARGV[a + 4], 'computedAt', ARGV[a + 5],
           'delta', ARGV[a + 6], 'expiresAt', ARGV[a + 7], 'size', string.len(ARGV[a + 1]), 'recent', recent)
+        if stored[3] then
+          redis.call('HDEL', meta, 'failures', 'errorKind', 'error', 'errorAt')
+        end
         if storedGeneration > generation then
-          redis.call('HSET', meta, 'generation', stored[5])
-          if stored[6] then redis.call('HSET', meta, 'retired', stored[6]) end
+          -- a template's write keeps the newer generation and its tombstone
         elseif generation > 0 then
           redis.call('HSET', meta, 'generation', ARGV[a + 9])
+          if stored[6] then redis.call('HDEL', meta, 'retired') end
+        elseif stored[5] or stored[6] then
+          redis.call('HDEL', meta, 'generation', 'retired')
         end
         redis.call('PEXPIRE', meta, ttl)
         redis.call('PEXPIRE', counter, ttl + margin)

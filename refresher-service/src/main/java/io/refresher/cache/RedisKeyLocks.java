@@ -63,7 +63,8 @@ public final class RedisKeyLocks implements KeyLocks {
    * empty). Answers per item the token, or -1 when the lock is held. A lock still held by the
    * abandoned owner (an earlier acquisition of this process whose reply was lost: nobody uses it)
    * is released first, so the retry of a refresh whose lock call timed out gets the lock instead of
-   * finding it taken by itself.
+   * finding it taken by itself. A counter this call creates expires a margin after the lease (the
+   * write then extends it past the value): a key deleted while its refresh ran leaves nothing.
    */
   static final String ACQUIRE =
       """
@@ -75,7 +76,11 @@ public final class RedisKeyLocks implements KeyLocks {
           redis.call('DEL', lock)
         end
         if redis.call('EXISTS', lock) == 0 then
-          out[#out + 1] = redis.call('INCR', KEYS[2 * i])
+          local token = redis.call('INCR', KEYS[2 * i])
+          if token == 1 then
+            redis.call('PEXPIRE', KEYS[2 * i], tonumber(ARGV[a + 1]) + %d)
+          end
+          out[#out + 1] = token
           redis.call('HSET', lock, ARGV[a + 2], 1)
           redis.call('PEXPIRE', lock, ARGV[a + 1])
         else
@@ -83,7 +88,8 @@ public final class RedisKeyLocks implements KeyLocks {
         end
       end
       return out
-      """;
+      """
+          .formatted(RedisCacheStore.COUNTER_MARGIN_MILLIS);
 
   /** KEYS per item: lock. ARGV per item: owner. Deletes each lock still held by its owner. */
   static final String RELEASE =
