@@ -73,7 +73,8 @@ public final class ThroughputPhase implements Phase {
   @Override
   public void run(BenchContext context, BenchReport report) throws Exception {
     int keys = context.pick(40_000, 20_000, 1_000);
-    int workers = 32;
+    // Tuning knobs for experiments (the report names the values it ran with).
+    int workers = Integer.getInteger("bench.workers", 64);
     int measureSeconds = context.pick(20, 10, 2);
     String dbUrl = context.newDatabase("refresher_throughput");
     ServiceUnderTest.createItems(dbUrl, keys);
@@ -96,7 +97,9 @@ public final class ThroughputPhase implements Phase {
 
       double ceiling = report.ceiling() == null ? 10_000 : report.ceiling().refreshesPerSecond();
       List<Double> fractions =
-          context.tiny() ? List.of(0.1) : List.of(0.2, 0.4, 0.6, 0.7, 0.8, 0.9, 1.0);
+          System.getProperty("bench.fractions") != null
+              ? java.util.Arrays.stream(System.getProperty("bench.fractions").split(",")).map(Double::valueOf).toList()
+              : context.tiny() ? List.of(0.1) : List.of(0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0);
       List<Step> steps = new ArrayList<>();
       JfrProfile.Result profile = null;
       for (double fraction : fractions) {
@@ -172,7 +175,7 @@ public final class ThroughputPhase implements Phase {
         redis.of("publish"),
         rows,
         failed.getCount() - failedBefore,
-        minus(skipped(service), skippedBefore),
+        withLate(minus(skipped(service), skippedBefore), lag),
         cores);
   }
 
@@ -197,6 +200,16 @@ public final class ThroughputPhase implements Phase {
         .getMeters((name, meter) -> name.startsWith("refresher.refresh.skipped."))
         .forEach((name, meter) -> counts.put(name.substring("refresher.refresh.skipped.".length()), meter.getCount()));
     counts.put("dropped-claims", service.parts().dispatcher().droppedClaims());
+    counts.put("adopted-claims", service.parts().dispatcher().adoptedClaims());
+    return counts;
+  }
+
+  /** Adds how many refreshes started more than a second late (outliers the p99 hides). */
+  private static Map<String, Long> withLate(Map<String, Long> counts, Histogram lag) {
+    long late = lag.getCountBetweenValues(1_000_000_000L, lag.getMaxValue());
+    if (late > 0) {
+      counts.put("started >1 s late", late);
+    }
     return counts;
   }
 
