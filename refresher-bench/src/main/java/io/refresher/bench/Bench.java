@@ -30,6 +30,8 @@ public final class Bench {
   static List<Phase> allPhases() {
     return List.of(
         new CeilingPhase(),
+        new io.refresher.bench.throughput.ThroughputPhase(),
+        new io.refresher.bench.jmh.JmhPhase(),
         // after the service's throughput phase: uses its maximum (BenchReport.SERVICE_MAX_REFRESHES)
         new ScalePhase(),
         new CountingPhase());

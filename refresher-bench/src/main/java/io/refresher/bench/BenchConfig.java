@@ -27,8 +27,12 @@ import java.time.Duration;
  */
 record BenchConfig(String redisUrl, String dbUrl, Duration ttr, int workers, int nettyThreads) {
 
-  /** The workers of the old benchmark (RefreshThroughputBench's default) and of every phase here. */
-  static final int WORKERS = 16;
+  /**
+   * The service's refresh workers in every phase (system property {@code bench.workers}, as the
+   * throughput phase reads it, default 64): the scale phase loads the service to a fraction of the
+   * throughput phase's maximum, and the ceiling's source pool has as many connections as theirs.
+   */
+  static final int WORKERS = Integer.getInteger("bench.workers", 64);
 
   /** The admin token in {@code bench.yml}. */
   static final String ADMIN_TOKEN = "bench-token-0123456789abcdef";

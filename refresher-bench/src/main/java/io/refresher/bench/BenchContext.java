@@ -10,15 +10,15 @@ import io.refresher.embedded.EmbeddedRedis;
  * @param quick the short mode ({@code --quick}: the whole run under 10 minutes on 2 cores)
  * @param tiny the CI smoke mode ({@code --tiny}): every phase on a toy configuration, seconds each
  */
-record BenchContext(EmbeddedRedis redis, EmbeddedPostgreSql postgres, boolean quick, boolean tiny) {
+public record BenchContext(EmbeddedRedis redis, EmbeddedPostgreSql postgres, boolean quick, boolean tiny) {
 
   /** A fresh database on the run's PostgreSQL; its JDBC URL. */
-  String newDatabase(String prefix) {
+  public String newDatabase(String prefix) {
     return postgres.createDatabase(prefix);
   }
 
   /** Picks the figure for the run's mode. */
-  int pick(int full, int quickValue, int tinyValue) {
+  public int pick(int full, int quickValue, int tinyValue) {
     return tiny ? tinyValue : quick ? quickValue : full;
   }
 }

@@ -15,8 +15,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -47,23 +45,28 @@ import org.redisson.config.EqualJitterDelay;
  *       a time and waits for its rows), so the pool's concurrency is all there is.
  *   <li><b>writes</b>: the service's own value + metadata write (the {@code WRITE} script of
  *       {@code RedisCacheStore}: fence check, {@code SET} value {@code PX}, {@code HSET} of the
- *       metadata, {@code PEXPIRE}) by {@code EVALSHA}, in Redisson batches (one pipeline each) of
- *       {@value #BATCH}, {@value #IN_FLIGHT} batches in flight, on a Redisson client built by the
- *       service's {@code RedisFactory}.
+ *       metadata, {@code PEXPIRE}; as many keys per call as the service puts in one) by {@code
+ *       EVALSHA}, {@link #BATCH} writes per pipeline (a Redisson batch), {@link #IN_FLIGHT}
+ *       pipelines in flight per writer thread, on a Redisson client built like the service's.
  *   <li><b>refreshes</b>: both at once, a minimal refresher: the query threads each query a key's
- *       value and hand it to a writer that sends what has arrived in batches of up to {@value
- *       #BATCH}, as above.
+ *       value and add it to a shared pipeline, which the thread that fills it ({@link #BATCH}
+ *       writes) sends, as above.
  * </ol>
  *
  * Keys are {@code ceiling:item:<id>} (with the metadata hash {@code refresher:meta:{...}} beside
- * each) on the run's Redis, deleted at the end; the table is in a database of its own.
+ * each) on the run's Redis, deleted at the end; the table is in a database of its own. The pool
+ * has as many connections as the service's source pool in the other phases ({@code workers + 2},
+ * {@link BenchConfig#WORKERS}).
  */
 final class CeilingPhase implements Phase {
 
   static final String PREFIX = "ceiling:";
 
-  /** Scripts per pipelined batch (system property {@code bench.ceiling.batch}). */
-  static final int BATCH = Integer.getInteger("bench.ceiling.batch", 100);
+  /**
+   * Writes per pipeline (system property {@code bench.ceiling.batch}), sent as script calls of up
+   * to the service's most keys per call ({@code RedisCacheStore.MAX_WRITE_BATCH}, 32).
+   */
+  static final int BATCH = Integer.getInteger("bench.ceiling.batch", 128);
 
   /** Batches sent and not answered yet, per writer thread ({@code bench.ceiling.inFlight}). */
   static final int IN_FLIGHT = Integer.getInteger("bench.ceiling.inFlight", 8);
@@ -154,23 +157,23 @@ final class CeilingPhase implements Phase {
                   script.description()
                       + " by EVALSHA, "
                       + WRITERS
-                      + " threads each sending Redisson batches (one pipeline each) of "
+                      + " threads each sending pipelines (Redisson batches) of "
                       + BATCH
-                      + " scripts, up to "
+                      + " writes, up to "
                       + IN_FLIGHT
-                      + " batches in flight per thread; "
+                      + " pipelines in flight per thread; "
                       + redisClient),
               List.of(
                   "**refreshes** (both at once: the ceiling)",
                   "**" + Fmt.rate(refreshes.perSecond()) + "**",
                   "a minimal refresher: the "
                       + pool
-                      + " query threads as above hand each key's value to one writer thread, which sends what has"
-                      + " arrived as batches of up to "
+                      + " query threads as above add each key's value to a shared pipeline, and the thread that fills"
+                      + " it ("
                       + BATCH
-                      + " write scripts, up to "
-                      + IN_FLIGHT
-                      + " in flight; a refresh counts when its write is answered. "
+                      + " writes, script calls as above) sends it, up to "
+                      + IN_FLIGHT * WRITERS
+                      + " pipelines in flight; a refresh counts when its write is answered. "
                       + Fmt.ratio(refreshes.perSecond() / Math.max(1, lower))
                       + " of the lower of the two alone (they share the cores)")));
       section.paragraph(
@@ -203,7 +206,8 @@ final class CeilingPhase implements Phase {
           .put("rows", rows)
           .put("sourcePool", pool)
           .put("queryThreads", pool)
-          .put("batch", BATCH)
+          .put("writesPerPipeline", BATCH)
+          .put("keysPerScriptCall", script.perCall())
           .put("inFlightBatches", IN_FLIGHT)
           .put("writerThreads", WRITERS)
           .put("meanBatchInRefresher", refreshes.meanBatch())
@@ -247,8 +251,8 @@ final class CeilingPhase implements Phase {
   }
 
   /**
-   * Deletes every key the ceiling may have written: value, metadata and (never created) token
-   * counter; fails if any is left.
+   * Deletes every key the ceiling may have written: value, metadata, and the token counter and
+   * lock it never creates; fails if any is left.
    */
   static void deleteKeys(RedissonClient redisson, int rows) {
     List<String> names = new ArrayList<>();
@@ -257,7 +261,8 @@ final class CeilingPhase implements Phase {
       names.add(key);
       names.add(CacheKeys.metaKey(key));
       names.add(RedisKeyLocks.tokenCounterName(key));
-      if (names.size() >= 3_000 || id == rows) {
+      names.add(CacheKeys.lockName(key));
+      if (names.size() >= 4_000 || id == rows) {
         redisson.getKeys().unlink(names.toArray(String[]::new));
         names.clear();
       }
@@ -279,51 +284,78 @@ final class CeilingPhase implements Phase {
   record Measured(double perSecond, double meanBatch) {}
 
   /**
-   * The value + metadata write: the service's own script when it can be read, else a stand-in with
-   * the same commands (said so in the report).
+   * The value + metadata write: the service's own script ({@code RedisCacheStore.WRITE}, which
+   * takes up to {@code MAX_WRITE_BATCH} keys per call: KEYS value, metadata, token counter, lock;
+   * ARGV value, physical TTL, epoch, token, computedAt, delta, expiresAt, history, generation,
+   * counter margin, lock owner; three replies per key, the status first) when it can be read and
+   * has that shape, else a stand-in of the same shape and commands (said so in the report).
    */
-  record Script(String text, boolean serviceOwn, int history, long staleGraceMillis, long counterMarginMillis) {
+  record Script(
+      String text, boolean serviceOwn, int perCall, int history, long staleGraceMillis, long counterMarginMillis) {
+
+    /** How the service's batched write script walks its keys: four per write. */
+    static final String SHAPE = "#KEYS / 4";
 
     static final String STAND_IN =
         """
-        local stored = redis.call('HMGET', KEYS[2], 'epoch', 'token')
-        redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-        redis.call('HSET', KEYS[2], 'epoch', ARGV[3], 'token', ARGV[4], 'computedAt', ARGV[5],
-          'delta', ARGV[6], 'expiresAt', ARGV[7], 'size', string.len(ARGV[1]), 'generation', ARGV[9])
-        redis.call('PEXPIRE', KEYS[2], ARGV[2])
-        redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[2]) + tonumber(ARGV[10]))
-        return {1, 0, ''}
+        local out = {}
+        for i = 0, #KEYS / 4 - 1 do
+          local k = i * 4
+          local a = i * 11
+          redis.call('HMGET', KEYS[k + 2], 'epoch', 'token', 'failures', 'recent', 'generation', 'retired')
+          redis.call('SET', KEYS[k + 1], ARGV[a + 1], 'PX', ARGV[a + 2])
+          redis.call('HSET', KEYS[k + 2], 'epoch', ARGV[a + 3], 'token', ARGV[a + 4], 'computedAt', ARGV[a + 5],
+            'delta', ARGV[a + 6], 'expiresAt', ARGV[a + 7], 'size', string.len(ARGV[a + 1]), 'generation', ARGV[a + 9])
+          redis.call('PEXPIRE', KEYS[k + 2], ARGV[a + 2])
+          redis.call('PEXPIRE', KEYS[k + 3], tonumber(ARGV[a + 2]) + tonumber(ARGV[a + 10]))
+          out[#out + 1] = 1
+          out[#out + 1] = 0
+          out[#out + 1] = ''
+        end
+        return out
         """;
 
     static Script of(RefresherConfiguration config) {
       int history = config.getRefresh().getTtr().getHistory();
       long grace = config.getRefresh().getStaleGrace().toMilliseconds();
+      long margin = staticLong("COUNTER_MARGIN_MILLIS", 60_000);
+      int perCall = (int) staticLong("MAX_WRITE_BATCH", 32);
       try {
         Field write = RedisCacheStore.class.getDeclaredField("WRITE");
         write.setAccessible(true);
-        long margin = 60_000;
-        try {
-          Field counter = RedisCacheStore.class.getDeclaredField("COUNTER_MARGIN_MILLIS");
-          counter.setAccessible(true);
-          margin = counter.getLong(null);
-        } catch (ReflectiveOperationException e) {
-          // keep the default margin
+        String text = (String) write.get(null);
+        if (text.contains(SHAPE)) {
+          return new Script(text, true, perCall, history, grace, margin);
         }
-        return new Script((String) write.get(null), true, history, grace, margin);
+        System.err.println("ceiling: RedisCacheStore.WRITE has another shape than this phase knows; using a stand-in");
       } catch (ReflectiveOperationException | RuntimeException e) {
         System.err.println("ceiling: RedisCacheStore.WRITE not readable (" + e + "); using a stand-in script");
-        return new Script(STAND_IN, false, history, grace, 60_000);
+      }
+      return new Script(STAND_IN, false, perCall, history, grace, margin);
+    }
+
+    private static long staticLong(String name, long fallback) {
+      try {
+        Field field = RedisCacheStore.class.getDeclaredField(name);
+        field.setAccessible(true);
+        return ((Number) field.get(null)).longValue();
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        return fallback;
       }
     }
 
     String description() {
       return serviceOwn
-          ? "the service's own write (`RedisCacheStore.WRITE`: fence check by HMGET, SET value PX, HSET of the"
-              + " metadata with the last "
+          ? "the service's own write (`RedisCacheStore.WRITE`: per key a fence check by HMGET, SET value PX, HSET of"
+              + " the metadata with the last "
               + history
-              + " compute times, PEXPIRE)"
-          : "a stand-in for the service's write (RedisCacheStore.WRITE was not readable): HMGET, SET value PX,"
-              + " HSET of the metadata, PEXPIRE";
+              + " compute times, PEXPIRE of metadata and token counter; up to "
+              + perCall
+              + " keys per script call, as the service batches them)"
+          : "a stand-in for the service's write (RedisCacheStore.WRITE was not readable or has another shape): per"
+              + " key HMGET, SET value PX, HSET of the metadata, PEXPIRE; up to "
+              + perCall
+              + " keys per call";
     }
   }
 
@@ -386,12 +418,11 @@ final class CeilingPhase implements Phase {
                   ThreadLocalRandom random = ThreadLocalRandom.current();
                   while (!window.over()) {
                     inFlight.acquire();
-                    RBatch batch = redisson.createBatch(BatchOptions.defaults());
+                    List<long[]> items = new ArrayList<>(BATCH);
                     for (int i = 0; i < BATCH; i++) {
-                      long id = 1 + random.nextInt(rows);
-                      write(batch, id, BenchItems.value(id), 1);
+                      items.add(new long[] {1 + random.nextInt(rows), 1});
                     }
-                    send(batch, BATCH, done, batches, inFlight);
+                    send(items, done, batches, inFlight);
                   }
                   inFlight.acquire(IN_FLIGHT); // the last answers
                 }));
@@ -399,17 +430,25 @@ final class CeilingPhase implements Phase {
       return window.measure(done, running, batches);
     }
 
+    /**
+     * Each query thread adds its key's value to a shared pipeline; the thread that fills it sends
+     * it (no writer thread of its own that the query threads would crowd out), and the last thread
+     * to stop sends what is left.
+     */
     Measured refreshes(int threads) throws Exception {
       LongAdder done = new LongAdder();
       LongAdder batches = new LongAdder();
       Window window = new Window(warmUp, each);
-      BlockingQueue<long[]> computed = new ArrayBlockingQueue<>(BATCH * IN_FLIGHT * 4);
+      int pipelines = IN_FLIGHT * WRITERS;
+      Semaphore inFlight = new Semaphore(pipelines);
+      Object lock = new Object();
+      List<List<long[]>> pending = new ArrayList<>(List.of(new ArrayList<>(BATCH)));
+      java.util.concurrent.atomic.AtomicInteger alive = new java.util.concurrent.atomic.AtomicInteger(threads);
       List<Thread> running = new ArrayList<>();
-      List<Thread> queriers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        queriers.add(
+        running.add(
             start(
-                "ceiling-refresh-query-" + t,
+                "ceiling-refresh-" + t,
                 () -> {
                   try (Connection connection = sources.getConnection();
                       PreparedStatement statement = prepare(connection)) {
@@ -421,40 +460,34 @@ final class CeilingPhase implements Phase {
                       if (!value.equals(BenchItems.value(id))) {
                         throw new IllegalStateException("bench_item " + id + " holds " + value);
                       }
-                      long tookMillis = (System.nanoTime() - started) / 1_000_000;
-                      while (!computed.offer(new long[] {id, tookMillis}, 50, TimeUnit.MILLISECONDS)) {
-                        if (window.over()) {
-                          return;
+                      long[] item = {id, (System.nanoTime() - started) / 1_000_000};
+                      List<long[]> full = null;
+                      synchronized (lock) {
+                        pending.get(0).add(item);
+                        if (pending.get(0).size() >= BATCH) {
+                          full = pending.set(0, new ArrayList<>(BATCH));
                         }
                       }
+                      if (full != null) {
+                        inFlight.acquire();
+                        send(full, done, batches, inFlight);
+                      }
+                    }
+                  } finally {
+                    if (alive.decrementAndGet() == 0) {
+                      List<long[]> rest;
+                      synchronized (lock) {
+                        rest = pending.set(0, new ArrayList<>());
+                      }
+                      if (!rest.isEmpty()) {
+                        inFlight.acquire();
+                        send(rest, done, batches, inFlight);
+                      }
+                      inFlight.acquire(pipelines); // the last answers
                     }
                   }
                 }));
       }
-      running.addAll(queriers);
-      running.add(
-          start(
-              "ceiling-refresh-write",
-              () -> {
-                Semaphore inFlight = new Semaphore(IN_FLIGHT);
-                List<long[]> drained = new ArrayList<>(BATCH);
-                while (!(window.over() && computed.isEmpty() && queriers.stream().noneMatch(Thread::isAlive))) {
-                  long[] first = computed.poll(20, TimeUnit.MILLISECONDS);
-                  if (first == null) {
-                    continue;
-                  }
-                  drained.add(first);
-                  computed.drainTo(drained, BATCH - 1);
-                  inFlight.acquire();
-                  RBatch batch = redisson.createBatch(BatchOptions.defaults());
-                  for (long[] item : drained) {
-                    write(batch, item[0], BenchItems.value(item[0]), item[1]);
-                  }
-                  send(batch, drained.size(), done, batches, inFlight);
-                  drained.clear();
-                }
-                inFlight.acquire(IN_FLIGHT);
-              }));
       return window.measure(done, running, batches);
     }
 
@@ -495,31 +528,48 @@ final class CeilingPhase implements Phase {
       }
     }
 
-    /** Adds the service's write of one key's value and metadata to a batch (fence epoch 1 token 1: equal fences pass, so concurrent writes of one key are never refused). */
-    private void write(RBatch batch, long id, String value, long deltaMillis) {
-      String key = key(id);
+    /**
+     * Sends the writes of these keys' values and metadata as one pipeline: script calls of up to
+     * {@code perCall} keys each, in one Redisson batch. Fence epoch 1 token 1 for every write: equal
+     * fences pass, so writes of one key in flight at once are never refused; no lock to release.
+     *
+     * @param items {id, compute time ms} per key
+     */
+    private void send(List<long[]> items, LongAdder done, LongAdder batches, Semaphore inFlight) {
+      RBatch batch = redisson.createBatch(BatchOptions.defaults());
       long now = System.currentTimeMillis();
-      batch
-          .getScript(StringCodec.INSTANCE)
-          .evalShaAsync(
-              key,
-              RScript.Mode.READ_WRITE,
-              sha,
-              RScript.ReturnType.MULTI,
-              List.<Object>of(key, CacheKeys.metaKey(key), RedisKeyLocks.tokenCounterName(key)),
-              value,
-              Long.toString(TTL.toMillis() + script.staleGraceMillis()),
-              "1",
-              "1",
-              Long.toString(now),
-              Long.toString(deltaMillis),
-              Long.toString(now + TTL.toMillis()),
-              Integer.toString(script.history()),
-              "1",
-              Long.toString(script.counterMarginMillis()));
-    }
-
-    private void send(RBatch batch, int size, LongAdder done, LongAdder batches, Semaphore inFlight) {
+      String ttl = Long.toString(TTL.toMillis() + script.staleGraceMillis());
+      String expiresAt = Long.toString(now + TTL.toMillis());
+      String computedAt = Long.toString(now);
+      String history = Integer.toString(script.history());
+      String margin = Long.toString(script.counterMarginMillis());
+      for (int from = 0; from < items.size(); from += script.perCall()) {
+        List<long[]> call = items.subList(from, Math.min(items.size(), from + script.perCall()));
+        List<Object> keys = new ArrayList<>(call.size() * 4);
+        List<Object> args = new ArrayList<>(call.size() * 11);
+        for (long[] item : call) {
+          String key = key(item[0]);
+          keys.add(key);
+          keys.add(CacheKeys.metaKey(key));
+          keys.add(RedisKeyLocks.tokenCounterName(key));
+          keys.add(CacheKeys.lockName(key));
+          args.add(BenchItems.value(item[0]));
+          args.add(ttl);
+          args.add("1");
+          args.add("1");
+          args.add(computedAt);
+          args.add(Long.toString(item[1]));
+          args.add(expiresAt);
+          args.add(history);
+          args.add("1");
+          args.add(margin);
+          args.add("");
+        }
+        batch
+            .getScript(StringCodec.INSTANCE)
+            .evalShaAsync((String) keys.get(0), RScript.Mode.READ_WRITE, sha, RScript.ReturnType.MULTI, keys, args.toArray());
+      }
+      int size = items.size();
       batch
           .executeAsync()
           .whenComplete(
@@ -529,10 +579,19 @@ final class CeilingPhase implements Phase {
                     failure.compareAndSet(null, error);
                     return;
                   }
+                  int answered = 0;
                   for (Object response : result.getResponses()) {
-                    if (!(response instanceof List<?> list) || ((Number) list.get(0)).intValue() != 1) {
-                      refused.incrementAndGet();
+                    List<?> replies = response instanceof List<?> list ? list : List.of();
+                    for (int i = 0; i < replies.size(); i += 3) {
+                      answered++;
+                      if (((Number) replies.get(i)).intValue() != 1) {
+                        refused.incrementAndGet();
+                      }
                     }
+                  }
+                  if (answered != size) {
+                    failure.compareAndSet(
+                        null, new IllegalStateException("the write script answered for " + answered + " of " + size + " keys"));
                   }
                   done.add(size);
                   batches.increment();

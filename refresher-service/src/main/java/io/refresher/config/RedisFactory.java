@@ -312,6 +312,9 @@ public class RedisFactory {
     config.setNettyThreads(
         nettyThreads > 0 ? nettyThreads : 2 * Runtime.getRuntime().availableProcessors());
     config.setUseScriptCache(true);
+    // The service stores no Redisson objects inside values: without this, every argument of every
+    // command is checked for one (the lock and write scripts carry a dozen arguments per key).
+    config.setReferenceEnabled(false);
     ParsedUrl credentials =
         nodes.stream().filter(node -> node.password() != null).findFirst().orElse(nodes.get(0));
     if (mode == Mode.CLUSTER) {
