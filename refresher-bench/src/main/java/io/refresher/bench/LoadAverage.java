@@ -19,10 +19,11 @@ final class LoadAverage {
 
   /** A sentence for a section: the load when the phase started, against the cores. */
   static String sentence(String atStart) {
-    return "Load average (1 min) at the phase's start: "
+    return "Load average (1 min) when the phase started: "
         + atStart
         + " on "
         + Runtime.getRuntime().availableProcessors()
-        + " cores; well above that means other processes shared the machine and the figures are low.";
+        + " cores (it counts every runnable thread: this run's earlier phases too, and other processes on the"
+        + " machine, which make the figures low).";
   }
 }
