@@ -98,6 +98,7 @@ final class CeilingPhase implements Phase {
     HikariDataSource sources = config.getDatabase().build("ceiling-sources", true, pool);
     RedissonClient redisson = serviceLikeClient(config);
     try {
+      awaitFull(sources, pool);
       String sha = redisson.getScript(StringCodec.INSTANCE).scriptLoad(script.text());
       Work work = new Work(sources, redisson, sha, script, rows, warmUp, each);
       Measured queries = work.queries(pool);
@@ -226,6 +227,21 @@ final class CeilingPhase implements Phase {
     } finally {
       redisson.shutdown();
       sources.close();
+    }
+  }
+
+  /**
+   * Waits until the pool has opened all its connections (it opens them one at a time, in the
+   * background): otherwise the last of the threads that each take one waited out the pool's
+   * connection timeout while dozens were still being opened.
+   */
+  private static void awaitFull(HikariDataSource pool, int size) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (pool.getHikariPoolMXBean() == null || pool.getHikariPoolMXBean().getTotalConnections() < size) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the source pool did not open its " + size + " connections within 60 s");
+      }
+      TimeUnit.MILLISECONDS.sleep(20);
     }
   }
 
