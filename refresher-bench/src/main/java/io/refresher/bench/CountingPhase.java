@@ -309,6 +309,7 @@ final class CountingPhase implements Phase {
             },
             "counting-sampler-reader");
     reader.setDaemon(true);
+    long readingSince = System.nanoTime();
     reader.start();
     List<Long> durations = new ArrayList<>();
     long consumed = 0;
@@ -331,6 +332,7 @@ final class CountingPhase implements Phase {
       reader.join();
       counter.close();
     }
+    double readSeconds = (System.nanoTime() - readingSince) / 1e9;
     if (failure.get() != null) {
       throw new IllegalStateException("sampler reader failed: " + failure.get(), failure.get());
     }
@@ -341,7 +343,7 @@ final class CountingPhase implements Phase {
         "counting: sampler p50 %d ms max %d ms over %d samplings%n",
         sorted.get(sorted.size() / 2), sorted.get(sorted.size() - 1), sorted.size());
     return new Sampler(
-        rate, recordedBy(counter) / (double) seconds, keys, seconds, sorted.get(sorted.size() / 2), sorted.get(sorted.size() - 1), skip, consumed,
+        rate, recordedBy(counter) / readSeconds, keys, seconds, sorted.get(sorted.size() / 2), sorted.get(sorted.size() - 1), skip, consumed,
         last == null ? 0 : last.hotSize(), last == null ? 0 : last.counterLagMillis());
   }
 
