@@ -25,19 +25,19 @@ import java.time.Duration;
  *     connections ({@link #sourcePoolSize()})
  * @param nettyThreads {@code redis.nettyThreads} (0: Redisson's default, twice the cores)
  */
-record BenchConfig(String redisUrl, String dbUrl, Duration ttr, int workers, int nettyThreads) {
+public record BenchConfig(String redisUrl, String dbUrl, Duration ttr, int workers, int nettyThreads) {
 
   /**
    * The service's refresh workers in every phase (system property {@code bench.workers}, as the
    * throughput phase reads it, default 64): the scale phase loads the service to a fraction of the
    * throughput phase's maximum, and the ceiling's source pool has as many connections as theirs.
    */
-  static final int WORKERS = Integer.getInteger("bench.workers", 64);
+  public static final int WORKERS = Integer.getInteger("bench.workers", 64);
 
   /** The admin token in {@code bench.yml}. */
   static final String ADMIN_TOKEN = "bench-token-0123456789abcdef";
 
-  static BenchConfig of(String redisUrl, String dbUrl, Duration ttr) {
+  public static BenchConfig of(String redisUrl, String dbUrl, Duration ttr) {
     return new BenchConfig(redisUrl, dbUrl, ttr, WORKERS, 0);
   }
 
@@ -45,12 +45,12 @@ record BenchConfig(String redisUrl, String dbUrl, Duration ttr, int workers, int
    * Connections of the service's default source pool (the {@code item} source's): {@code max(2,
    * workers + 2)}, as {@code ServiceWiring} sizes it.
    */
-  int sourcePoolSize() {
+  public int sourcePoolSize() {
     return Math.max(2, workers + 2);
   }
 
   /** Writes the configuration to a temporary file (deleted when the JVM exits). */
-  Path write() {
+  public Path write() {
     try {
       Path file = Files.createTempFile("refresher-bench", ".yml");
       file.toFile().deleteOnExit();

@@ -14,7 +14,7 @@ import java.time.Duration;
  * item:<id>} written straight into the registry with SQL (for sizes the admin API would take
  * minutes to fill).
  */
-final class BenchItems {
+public final class BenchItems {
 
   /** The source {@code item} of {@code bench.yml}. */
   static final String SOURCE_SQL = "SELECT v AS bench_item_query FROM bench_item WHERE id = :id";
@@ -25,7 +25,7 @@ final class BenchItems {
   private BenchItems() {}
 
   /** Creates {@code bench_item} with rows {@code 1..count} ({@code v = 'item-<id>'}) and analyses it. */
-  static void create(String jdbcUrl, long count) throws SQLException {
+  public static void create(String jdbcUrl, long count) throws SQLException {
     try (Connection db = connect(jdbcUrl);
         Statement sql = db.createStatement()) {
       sql.execute("CREATE TABLE IF NOT EXISTS bench_item (id bigint PRIMARY KEY, v text NOT NULL)");
@@ -54,7 +54,7 @@ final class BenchItems {
    * @param createdAgo how long ago they were registered (a {@code hot} key is in its first grace for
    *     {@code access.coldAfter} after that)
    */
-  static void register(String jdbcUrl, long from, long count, Duration ttl, String policy, Duration createdAgo)
+  public static void register(String jdbcUrl, long from, long count, Duration ttl, String policy, Duration createdAgo)
       throws SQLException {
     register(jdbcUrl, "item:", from, count, ttl, policy, createdAgo);
   }
@@ -96,7 +96,7 @@ final class BenchItems {
     }
   }
 
-  static Connection connect(String jdbcUrl) throws SQLException {
+  public static Connection connect(String jdbcUrl) throws SQLException {
     return DriverManager.getConnection(jdbcUrl, EmbeddedPostgreSql.USER, EmbeddedPostgreSql.PASSWORD);
   }
 }

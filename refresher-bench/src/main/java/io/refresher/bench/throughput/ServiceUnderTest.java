@@ -1,18 +1,14 @@
 package io.refresher.bench.throughput;
 
 import com.codahale.metrics.MetricRegistry;
+import io.refresher.bench.BenchConfig;
+import io.refresher.bench.BenchItems;
 import io.refresher.ServiceWiring;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Map;
 
 /**
  * The real service, in this JVM, configured from {@code bench.yml} on the run's Redis and a bench
@@ -32,9 +28,9 @@ final class ServiceUnderTest implements AutoCloseable {
    * @param ttr the fixed time-to-refresh (the adaptive TTR's bounds all set to it), so a key's
    *     refresh period is its TTL minus this
    */
-  static ServiceUnderTest start(String redisUrl, String dbUrl, Duration ttr, int workers) throws Exception {
-    ServiceUnderTest service = new ServiceUnderTest(dbUrl);
-    service.app.run("server", writeConfig(redisUrl, dbUrl, ttr, workers).toString());
+  static ServiceUnderTest start(BenchConfig config) throws Exception {
+    ServiceUnderTest service = new ServiceUnderTest(config.dbUrl());
+    service.app.run("server", config.write().toString());
     return service;
   }
 
@@ -51,23 +47,12 @@ final class ServiceUnderTest implements AutoCloseable {
   }
 
   Connection sql() throws SQLException {
-    return DriverManager.getConnection(dbUrl, "postgres", "postgres");
+    return BenchItems.connect(dbUrl);
   }
 
   /** Registers {@code item:<from>..} with the given TTL, straight into the registry table. */
   void register(long from, long count, Duration ttl) throws SQLException {
-    try (Connection db = sql();
-        Statement sql = db.createStatement()) {
-      sql.execute(
-          "INSERT INTO refresher.refresher_key (key, source, params, ttl_ms, policy, created_at, updated_at) "
-              + "SELECT 'item:' || i, 'item', jsonb_build_object('id', i), "
-              + ttl.toMillis()
-              + ", 'always', now(), now() FROM generate_series("
-              + from
-              + ", "
-              + (from + count - 1)
-              + ") i");
-    }
+    BenchItems.register(dbUrl, from, count, ttl, "always", Duration.ZERO);
   }
 
   /** Changes every registered key's TTL (a refresh reads its registration when it is claimed). */
@@ -92,38 +77,6 @@ final class ServiceUnderTest implements AutoCloseable {
         return rows.getLong(1);
       }
     }
-  }
-
-  /** Creates {@code bench_item} with {@code count} rows in the bench database. */
-  static void createItems(String dbUrl, long count) throws SQLException {
-    try (Connection db = DriverManager.getConnection(dbUrl, "postgres", "postgres");
-        Statement sql = db.createStatement()) {
-      sql.execute("CREATE TABLE IF NOT EXISTS bench_item (id bigint PRIMARY KEY, v text NOT NULL)");
-      sql.execute(
-          "INSERT INTO bench_item SELECT i, 'item-' || i FROM generate_series(1, " + count + ") i ON CONFLICT DO NOTHING");
-      sql.execute("ANALYZE bench_item");
-    }
-  }
-
-  private static Path writeConfig(String redisUrl, String dbUrl, Duration ttr, int workers) throws Exception {
-    String template;
-    try (InputStream in = ServiceUnderTest.class.getResourceAsStream("/bench.yml")) {
-      template = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-    Map<String, String> values =
-        Map.of(
-            "@REDIS_URL@", redisUrl,
-            "@DB_URL@", dbUrl,
-            "@TTR@", ttr.toMillis() + "ms",
-            "@WORKERS@", Integer.toString(workers),
-            "@NETTY@", "0");
-    for (Map.Entry<String, String> value : values.entrySet()) {
-      template = template.replace(value.getKey(), value.getValue());
-    }
-    Path file = Files.createTempFile("refresher-bench", ".yml");
-    file.toFile().deleteOnExit();
-    Files.writeString(file, template);
-    return file;
   }
 
   @Override

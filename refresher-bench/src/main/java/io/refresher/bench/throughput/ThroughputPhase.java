@@ -1,7 +1,9 @@
 package io.refresher.bench.throughput;
 
 import com.codahale.metrics.Meter;
+import io.refresher.bench.BenchConfig;
 import io.refresher.bench.BenchContext;
+import io.refresher.bench.BenchItems;
 import io.refresher.bench.Phase;
 import io.refresher.bench.report.BenchReport;
 import io.refresher.bench.report.Fmt;
@@ -73,13 +75,12 @@ public final class ThroughputPhase implements Phase {
   @Override
   public void run(BenchContext context, BenchReport report) throws Exception {
     int keys = context.pick(40_000, 20_000, 1_000);
-    // Tuning knobs for experiments (the report names the values it ran with).
-    int workers = Integer.getInteger("bench.workers", 64);
+    int workers = BenchConfig.WORKERS;
     int measureSeconds = context.pick(20, 10, 2);
     String dbUrl = context.newDatabase("refresher_throughput");
-    ServiceUnderTest.createItems(dbUrl, keys);
+    BenchItems.create(dbUrl, keys);
     BenchReport.Section section = report.section(id(), "Refresh throughput of one replica");
-    try (ServiceUnderTest service = ServiceUnderTest.start(context.redis().url(), dbUrl, TTR, workers)) {
+    try (ServiceUnderTest service = ServiceUnderTest.start(BenchConfig.of(context.redis().url(), dbUrl, TTR))) {
       Meter refreshed = service.metrics().meter("refresher.refresh.refreshed");
       Meter failed = service.metrics().meter("refresher.refresh.failed");
       service.register(1, keys, Duration.ofHours(1));
