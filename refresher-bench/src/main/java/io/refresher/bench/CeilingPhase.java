@@ -85,8 +85,8 @@ final class CeilingPhase implements Phase {
   @Override
   public void run(BenchContext context, BenchReport report) throws Exception {
     String load = LoadAverage.now();
-    Duration each = Duration.ofSeconds(context.pick(20, 8, 2));
-    Duration warmUp = Duration.ofMillis(context.pick(3_000, 2_000, 500));
+    Duration each = Duration.ofMillis(context.pick(20_000, 8_000, 1_000));
+    Duration warmUp = Duration.ofMillis(context.pick(3_000, 2_000, 300));
     int rows = context.pick(100_000, 100_000, 10_000);
     String db = context.newDatabase("bench_ceiling");
     BenchItems.create(db, rows);

@@ -75,7 +75,7 @@ final class CountingPhase implements Phase {
           sampler(redisson, context.pick(100_000, 100_000, 5_000), context.pick(2_000_000, 2_000_000, 200_000), context.pick(20, 10, 5));
       redisson.getKeys().flushdb();
       int catchUpKeys = context.pick(100_000, 20_000, 2_000);
-      int pause = context.pick(60, 30, 10);
+      int pause = context.pick(60, 30, 5);
       SamplerCatchUpBench.Run catchUp = catchUp(context, redisson, catchUpKeys, pause);
 
       section.paragraph(

@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.BatchResult;
 import org.redisson.api.RBatch;
@@ -25,7 +24,7 @@ import org.redisson.client.RedisTimeoutException;
  * One Lua script run for many keys at once: concurrent single-key requests (a lock, a value write)
  * that arrive while the previous request of this script is on the wire are sent together as the
  * next one. At low load a request goes out at once (nothing waits for a batch to fill); under load
- * the batches grow by themselves, so the number of Redis requests per refresh falls towards the
+ * (all of the few batches allowed on the wire at once are out) the batches grow by themselves, so the number of Redis requests per refresh falls towards the
  * number of refreshes per round trip.
  *
  * <p>The script takes its items' {@code KEYS} and {@code ARGV} in groups of a fixed width, and
@@ -34,9 +33,10 @@ import org.redisson.client.RedisTimeoutException;
  * is its own call, and the batch is a pipeline ({@link RBatch}): still one round trip, but one
  * command per item.
  *
- * <p>One batch is in flight at a time, bounded in items and bytes: a script blocks Redis while it
- * runs, so a batch is kept to about a millisecond of Redis time, which readers of the cache would
- * otherwise wait for.
+ * <p>A few batches are on the wire at once (so a request rarely waits a whole round trip for a
+ * batch to leave), each bounded in items and bytes: a script blocks Redis while it runs, so a batch
+ * is kept to about a millisecond of Redis time, which readers of the cache would otherwise wait
+ * for.
  *
  * <p>Failure semantics: a connection failure or a timeout fails every item of the batch (the
  * caller sees {@link RedisException}, as for a single call). A script error (an item whose key
@@ -78,7 +78,9 @@ final class BatchedScript<T, R> {
   private final int maxBytes;
   private final Duration maxWait;
   private final ConcurrentLinkedQueue<Pending<T, R>> queue = new ConcurrentLinkedQueue<>();
-  private final AtomicBoolean sending = new AtomicBoolean();
+  /** Batches on the wire now, at most {@link #maxInFlight}. */
+  private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+  private final int maxInFlight;
   private final AtomicLong requests = new AtomicLong();
   private final AtomicLong items = new AtomicLong();
 
@@ -86,6 +88,8 @@ final class BatchedScript<T, R> {
    * @param cluster whether Redis is a cluster (one call per item, pipelined)
    * @param maxItems most items in one batch
    * @param maxBytes most bytes (by {@link Shape#weight}) in one batch; a larger item goes alone
+   * @param maxInFlight most batches on the wire at once: a request waits for a batch only when
+   *     that many are out, so at low load it goes at once, and under load batches form
    * @param maxWait longest a caller waits for its answer; longer than Redisson's own timeouts, so
    *     it only matters if a reply never comes
    */
@@ -96,7 +100,9 @@ final class BatchedScript<T, R> {
       Shape<T, R> shape,
       int maxItems,
       int maxBytes,
+      int maxInFlight,
       Duration maxWait) {
+    this.maxInFlight = maxInFlight;
     this.redisson = redisson;
     this.cluster = cluster;
     this.script = script;
@@ -149,18 +155,22 @@ final class BatchedScript<T, R> {
   }
 
   /**
-   * Sends what is queued unless a batch is already in flight (its completion sends the rest). A
-   * request queued after the completing batch looked at the queue finds {@code sending} false and
-   * sends itself, so nothing is left behind.
+   * Sends what is queued while fewer than {@code maxInFlight} batches are on the wire (a batch's
+   * completion sends the rest). A request queued after a completing batch looked at the queue
+   * finds a free slot and sends itself, so nothing is left behind.
    */
   private void drain() {
     while (!queue.isEmpty()) {
-      if (!sending.compareAndSet(false, true)) {
+      int out = inFlight.get();
+      if (out >= maxInFlight) {
         return;
+      }
+      if (!inFlight.compareAndSet(out, out + 1)) {
+        continue;
       }
       List<Pending<T, R>> batch = take();
       if (batch.isEmpty()) {
-        sending.set(false);
+        inFlight.decrementAndGet();
         continue;
       }
       CompletionStage<Void> sent;
@@ -177,14 +187,19 @@ final class BatchedScript<T, R> {
                   RedisException failure = asRedisException(error);
                   batch.forEach(pending -> pending.answer().completeExceptionally(failure));
                 }
-                sending.set(false);
+                inFlight.decrementAndGet();
                 drain();
               });
-      return;
     }
   }
 
-  private List<Pending<T, R>> take() {
+  /**
+   * The next batch from the head of the queue. Synchronized: with several batches on the wire,
+   * several threads take at once, and a peek followed by a poll must see the same item (else one
+   * item goes in two batches and the next in none, its caller waiting for a reply that never
+   * comes).
+   */
+  private synchronized List<Pending<T, R>> take() {
     List<Pending<T, R>> batch = new ArrayList<>();
     int bytes = 0;
     Pending<T, R> next;

@@ -137,6 +137,9 @@ public final class RedisCacheStore implements CacheStore {
   /** Most writes in one script call: a script blocks Redis while it runs, readers included. */
   static final int MAX_WRITE_BATCH = 32;
 
+  /** Write calls on the wire at once; more writes wait and go together (see RedisKeyLocks.IN_FLIGHT). */
+  static final int WRITES_IN_FLIGHT = 1;
+
   /** Most value bytes in one script call; a larger value is written alone. */
   static final int MAX_WRITE_BATCH_BYTES = 256 * 1024;
 
@@ -223,6 +226,7 @@ public final class RedisCacheStore implements CacheStore {
             new WriteShape(),
             MAX_WRITE_BATCH,
             MAX_WRITE_BATCH_BYTES,
+            WRITES_IN_FLIGHT,
             java.time.Duration.ofSeconds(30));
   }
 

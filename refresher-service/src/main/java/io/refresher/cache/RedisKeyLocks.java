@@ -109,6 +109,13 @@ public final class RedisKeyLocks implements KeyLocks {
   /** Most locks in one script call: a few tens of microseconds of Redis time each. */
   static final int MAX_BATCH = 64;
 
+  /**
+   * Lock (and release) calls on the wire at once; more acquisitions wait and go together. One:
+   * four measured no faster on 2 cores (12.9k against 11.7k refreshes/s, within the noise) and
+   * made batches smaller.
+   */
+  static final int IN_FLIGHT = 1;
+
   private record Acquisition(String lockName, String counterName, long leaseMillis, String owner, String abandonedOwner) {}
 
   private record Release(String lockName, String owner) {}
@@ -152,9 +159,9 @@ public final class RedisKeyLocks implements KeyLocks {
     this.reachability = reachability;
     Duration maxWait = Duration.ofSeconds(30);
     this.acquisitions =
-        new BatchedScript<>(redisson, cluster, ACQUIRE, new AcquireShape(), MAX_BATCH, Integer.MAX_VALUE, maxWait);
+        new BatchedScript<>(redisson, cluster, ACQUIRE, new AcquireShape(), MAX_BATCH, Integer.MAX_VALUE, IN_FLIGHT, maxWait);
     this.releases =
-        new BatchedScript<>(redisson, cluster, RELEASE, new ReleaseShape(), MAX_BATCH, Integer.MAX_VALUE, maxWait);
+        new BatchedScript<>(redisson, cluster, RELEASE, new ReleaseShape(), MAX_BATCH, Integer.MAX_VALUE, IN_FLIGHT, maxWait);
   }
 
   @Override

@@ -56,7 +56,12 @@ class BatchedRefreshScriptsIT {
   @BeforeAll
   static void start() {
     redis = RealServers.newRedis();
-    redisson = redis.connect();
+    // Every connection opened up front: a connection opened while Redis is frozen waits for its
+    // handshake, and the calls made during a freeze must be on the wire, not waiting for one.
+    Config config = new Config();
+    config.setCodec(StringCodec.INSTANCE);
+    config.useSingleServer().setAddress(redis.url()).setConnectionPoolSize(16).setConnectionMinimumIdleSize(16);
+    redisson = Redisson.create(config);
     store = new RedisCacheStore(redisson);
     locks = new RedisKeyLocks(redisson);
     threads = Executors.newFixedThreadPool(70);
@@ -84,6 +89,7 @@ class BatchedRefreshScriptsIT {
     List<CompletableFuture<CacheStore.WriteResult>> results =
         whileFrozen(
             () -> store.queuedWrites(),
+            RedisCacheStore.WRITES_IN_FLIGHT,
             64,
             i -> writeNow("batch:w:" + i, "value-" + i, new Fence(1, 10 + i), null));
 
@@ -92,28 +98,63 @@ class BatchedRefreshScriptsIT {
       assertThat(value("batch:w:" + i)).isEqualTo("value-" + i);
       assertThat(meta("batch:w:" + i)).containsEntry("token", Long.toString(10 + i));
     }
-    // The first alone, then the 63 queued behind it in batches of at most MAX_WRITE_BATCH.
-    long expected = 1 + (63 + RedisCacheStore.MAX_WRITE_BATCH - 1) / RedisCacheStore.MAX_WRITE_BATCH;
+    // The first few alone (as many as may be on the wire at once), then the others, queued behind
+    // them, in batches of at most MAX_WRITE_BATCH.
+    int alone = RedisCacheStore.WRITES_IN_FLIGHT;
+    long expected = alone + (64 - alone + RedisCacheStore.MAX_WRITE_BATCH - 1) / RedisCacheStore.MAX_WRITE_BATCH;
     assertThat(store.writeRequests() - requestsBefore).as("script calls for 64 writes").isEqualTo(expected);
+  }
+
+  /**
+   * Many threads writing at once, several batches on the wire: every write is answered, once, with
+   * its own result. (Two threads taking batches at once once put one write in two batches and the
+   * next in none: its caller waited 30 s for a reply that never came.)
+   */
+  @Test
+  void manyConcurrentWriters_everyWriteAnsweredWithItsOwnResult() {
+    int writers = 48;
+    int each = 150;
+    List<CompletableFuture<Integer>> done = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      int writer = w;
+      done.add(
+          CompletableFuture.supplyAsync(
+              () -> {
+                int written = 0;
+                for (int i = 0; i < each; i++) {
+                  String key = "batch:many:" + writer + ":" + i;
+                  if (writeNow(key, "v" + i, new Fence(1, 1), null).written()) {
+                    written++;
+                  }
+                }
+                return written;
+              },
+              threads));
+    }
+    for (CompletableFuture<Integer> writer : done) {
+      assertThat(writer.join()).isEqualTo(each);
+    }
+    assertThat(value("batch:many:7:149")).isEqualTo("v149");
   }
 
   @Test
   void aKeyThatBreaksTheScript_failsAlone_theRestOfItsBatchIsWritten() {
     assumeThat(redis.supportsProcessFaults()).as("needs an embedded Redis to freeze").isTrue();
     // A string where the metadata hash belongs: HMGET answers WRONGTYPE, which aborts a script.
-    redisson.getBucket(CacheKeys.metaKey("batch:bad:3"), StringCodec.INSTANCE).set("not a hash");
+    redisson.getBucket(CacheKeys.metaKey("batch:bad:6"), StringCodec.INSTANCE).set("not a hash");
 
     List<CompletableFuture<CacheStore.WriteResult>> results =
         whileFrozen(
             () -> store.queuedWrites(),
+            RedisCacheStore.WRITES_IN_FLIGHT,
             8,
             i -> writeNow("batch:bad:" + i, "good-" + i, new Fence(1, 1), null));
 
     for (int i = 0; i < 8; i++) {
-      if (i == 3) {
+      if (i == 6) {
         CompletableFuture<CacheStore.WriteResult> bad = results.get(i);
         assertThatThrownBy(bad::join).hasCauseInstanceOf(CacheUnavailableException.class).hasMessageContaining("Redis error");
-        assertThat(value("batch:bad:3")).isNull();
+        assertThat(value("batch:bad:6")).isNull();
       } else {
         assertThat(results.get(i).join().written()).as("write %d", i).isTrue();
         assertThat(value("batch:bad:" + i)).isEqualTo("good-" + i);
@@ -128,7 +169,7 @@ class BatchedRefreshScriptsIT {
 
     // Ten keys, each asked for twice in the same batch: one of each pair gets the lock.
     List<CompletableFuture<Optional<KeyLocks.HeldLock>>> results =
-        whileFrozen(() -> locks.queuedAcquisitions(), 20, i -> locks.tryAcquire("batch:l:" + (i % 10), Duration.ofSeconds(30)));
+        whileFrozen(() -> locks.queuedAcquisitions(), RedisKeyLocks.IN_FLIGHT, 20, i -> locks.tryAcquire("batch:l:" + (i % 10), Duration.ofSeconds(30)));
 
     for (int key = 0; key < 10; key++) {
       Optional<KeyLocks.HeldLock> first = results.get(key).join();
@@ -278,20 +319,27 @@ class BatchedRefreshScriptsIT {
     }
   }
 
-  /** Sends the first call, freezes Redis, queues the rest behind it, then thaws; their futures. */
+  /**
+   * Freezes Redis, sends the first {@code onTheWire} calls one by one (the calls the batcher lets
+   * out at once, each alone; they wait in the frozen Redis), then the rest, waits until those are
+   * all queued behind them, and thaws; their futures.
+   */
   private static <T> List<CompletableFuture<T>> whileFrozen(
-      Supplier<Integer> queued, int calls, java.util.function.IntFunction<T> call) {
+      Supplier<Integer> queued, int onTheWire, int calls, java.util.function.IntFunction<T> call) {
     List<CompletableFuture<T>> results = new ArrayList<>();
     redis.freeze();
     try {
-      results.add(CompletableFuture.supplyAsync(() -> call.apply(0), threads));
-      // The first goes on the wire at once (nothing in flight) and waits there for the thaw.
-      await().pollDelay(Duration.ofMillis(100)).atMost(Duration.ofSeconds(2)).until(() -> queued.get() == 0);
-      for (int i = 1; i < calls; i++) {
+      for (int i = 0; i < onTheWire; i++) {
+        int index = i;
+        results.add(CompletableFuture.supplyAsync(() -> call.apply(index), threads));
+        // Taken from the queue and sent at once (a batch slot was free).
+        await().pollDelay(Duration.ofMillis(100)).atMost(Duration.ofSeconds(2)).until(() -> queued.get() == 0);
+      }
+      for (int i = onTheWire; i < calls; i++) {
         int index = i;
         results.add(CompletableFuture.supplyAsync(() -> call.apply(index), threads));
       }
-      await().atMost(Duration.ofSeconds(2)).until(() -> queued.get() == calls - 1);
+      await().atMost(Duration.ofSeconds(5)).until(() -> queued.get() == calls - onTheWire);
     } finally {
       redis.thaw();
     }

@@ -74,9 +74,9 @@ public final class ThroughputPhase implements Phase {
 
   @Override
   public void run(BenchContext context, BenchReport report) throws Exception {
-    int keys = context.pick(40_000, 20_000, 1_000);
+    int keys = context.pick(40_000, 20_000, 500);
     int workers = BenchConfig.WORKERS;
-    int measureSeconds = context.pick(20, 10, 2);
+    int measureSeconds = context.pick(20, 10, 1);
     String dbUrl = context.newDatabase("refresher_throughput");
     BenchItems.create(dbUrl, keys);
     BenchReport.Section section = report.section(id(), "Refresh throughput of one replica");
