@@ -210,7 +210,8 @@ public final class ServiceWiring {
     // Marked by the epoch guard's probes; while Redis is known to be away the adapters fail fast.
     RedisReachability reachability = new RedisReachability();
     RedisDueIndex dueIndex = new RedisDueIndex(redisson, config.getScheduler().getDueShards(), reachability);
-    RedisCacheStore cacheStore = new RedisCacheStore(redisson, reachability);
+    boolean cluster = config.getRedis().getMode() == RedisFactory.Mode.CLUSTER;
+    RedisCacheStore cacheStore = new RedisCacheStore(redisson, reachability, cluster);
     RescheduleBuffer reschedules = new RescheduleBuffer(dueIndex);
     RefreshPlanner planner = new RefreshPlanner(refreshSettings, RefreshPlanner.threadLocalRandom());
     RefreshMetrics metrics = new RefreshMetrics(environment.metrics());
@@ -319,7 +320,7 @@ public final class ServiceWiring {
             new JdbcValueLoader(catalog, sourceDatasources, json, refreshSettings.maxValueBytes()),
             sourceShares,
             cacheStore,
-            new RedisKeyLocks(redisson, reachability),
+            new RedisKeyLocks(redisson, reachability, cluster),
             epochGuard,
             planner,
             refreshSettings,

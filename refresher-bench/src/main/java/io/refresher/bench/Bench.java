@@ -28,7 +28,14 @@ public final class Bench {
 
   /** Every phase, in the order they run; the ceiling comes first so that the others can use it. */
   static List<Phase> allPhases() {
-    return List.of(new io.refresher.bench.stampede.StampedePhase());
+    return List.of(
+        new CeilingPhase(),
+        new io.refresher.bench.throughput.ThroughputPhase(),
+        new io.refresher.bench.stampede.StampedePhase(),
+        new io.refresher.bench.jmh.JmhPhase(),
+        // after the service's throughput phase: uses its maximum (BenchReport.SERVICE_MAX_REFRESHES)
+        new ScalePhase(),
+        new CountingPhase());
   }
 
   public static void main(String[] args) throws Exception {

@@ -86,7 +86,8 @@ public final class SamplerCatchUpBench {
   private static final int BUCKET_TTL_FOR_THE_RUN = 3600;
   private static final int COMMANDS_PER_FLUSH = 20_000;
 
-  private record Run(
+  /** One catch-up: its bounds, the heap it took, how long, the samplings and the reads written. */
+  record Run(
       String name,
       HotKeyTracker.CatchUp bounds,
       long baselineBytes,
@@ -131,10 +132,10 @@ public final class SamplerCatchUpBench {
       config.setCodec(StringCodec.INSTANCE);
       config.useSingleServer().setAddress(redis.url()).setTimeout(timeoutMs).setRetryAttempts(1);
       RedissonClient redisson = Redisson.create(config);
-      runs.add(run("bounded", bounded, redis, redisson, settings, keys, pause, sameKeys, sampleMs));
+      runs.add(run("bounded", bounded, redis, 0, redisson, settings, keys, pause, sameKeys, sampleMs));
       if (compare) {
         runs.add(
-            run("unbounded (old)", new HotKeyTracker.CatchUp(window, window), redis, redisson, settings, keys, pause, sameKeys, sampleMs));
+            run("unbounded (old)", new HotKeyTracker.CatchUp(window, window), redis, 0, redisson, settings, keys, pause, sameKeys, sampleMs));
       }
       redisson.shutdown();
     }
@@ -164,10 +165,15 @@ public final class SamplerCatchUpBench {
     System.exit(0);
   }
 
-  private static Run run(
+  /**
+   * One catch-up on database {@code database} of {@code redis} (emptied first), which {@code
+   * redisson} must use too.
+   */
+  static Run run(
       String name,
       HotKeyTracker.CatchUp bounds,
       EmbeddedRedis redis,
+      int database,
       RedissonClient redisson,
       AccessSettings settings,
       int keys,
@@ -175,14 +181,14 @@ public final class SamplerCatchUpBench {
       boolean sameKeys,
       int sampleMs)
       throws Exception {
-    redisson.getKeys().flushall();
+    redisson.getKeys().flushdb();
     // The end of the pause, mid-second; the sampler's clock stays there.
     long now = System.currentTimeMillis() / 1000 * 1000 + 500;
     long lastComplete = Math.floorDiv(now - settings.settle().toMillis(), 1000L) - 1;
     long cursor = lastComplete - pause;
     long firstKept = Math.max(cursor + 1, lastComplete - AccessProtocol.BUCKET_TTL_SECONDS + 1);
     long started = System.nanoTime();
-    long written = writeBuckets(redis, cursor + 1, lastComplete, firstKept, keys, sameKeys);
+    long written = writeBuckets(redis, database, cursor + 1, lastComplete, firstKept, keys, sameKeys);
     System.out.printf(
         "%n%s: wrote %d s of buckets (%,d reads) in %.1f s%n",
         name, pause, written, (System.nanoTime() - started) / 1e9);
@@ -271,9 +277,13 @@ public final class SamplerCatchUpBench {
    * consume).
    */
   private static long writeBuckets(
-      EmbeddedRedis redis, long first, long last, long firstKept, int keys, boolean sameKeys) throws IOException {
+      EmbeddedRedis redis, int database, long first, long last, long firstKept, int keys, boolean sameKeys)
+      throws IOException {
     try (Socket socket = new Socket("127.0.0.1", redis.port())) {
       Resp resp = new Resp(socket);
+      if (database != 0) {
+        resp.select(database);
+      }
       String[] sameNames = new String[keys];
       int[] sameShards = new int[keys];
       for (int i = 0; i < keys; i++) {
@@ -328,6 +338,27 @@ public final class SamplerCatchUpBench {
       }
     }
 
+    /** Selects the database of the commands after it (nothing may be outstanding). */
+    void select(int database) throws IOException {
+      command("SELECT", Integer.toString(database));
+      out.flush();
+      unanswered--;
+      String reply = readLine();
+      if (!reply.equals("+OK")) {
+        throw new IllegalStateException("SELECT " + database + ": Redis replied " + reply);
+      }
+    }
+
+    private String readLine() throws IOException {
+      StringBuilder line = new StringBuilder();
+      int c;
+      while ((c = in.read()) != -1 && c != '\r') {
+        line.append((char) c);
+      }
+      in.read(); // '\n'
+      return line.toString();
+    }
+
     /** Flushes and reads every outstanding reply (all integers); fails on an error reply. */
     void finish() throws IOException {
       out.flush();
@@ -347,7 +378,7 @@ public final class SamplerCatchUpBench {
   }
 
   /** Samples the used heap on a thread of its own and records the heap after every GC. */
-  private static final class HeapWatch {
+  static final class HeapWatch {
 
     private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     private final Set<String> heapPools = new HashSet<>();
@@ -442,7 +473,7 @@ public final class SamplerCatchUpBench {
   }
 
   /** Every key is covered (as a template covering the whole family would). */
-  private static RegistrationLookup everyKeyCovered() {
+  static RegistrationLookup everyKeyCovered() {
     Instant now = Instant.now();
     return keys -> {
       Map<String, Registration> found = new HashMap<>(keys.size() * 2);

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletionException;
 import io.refresher.refresh.CacheStore;
 import io.refresher.refresh.CacheUnavailableException;
 import io.refresher.refresh.Fence;
+import io.refresher.refresh.KeyLocks;
 import io.refresher.refresh.KeyState;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,12 +36,20 @@ import org.redisson.client.codec.StringCodec;
 public final class RedisCacheStore implements CacheStore {
 
   /**
-   * KEYS: value, meta, lock token counter. ARGV: value, physical TTL ms, epoch, token, computedAt,
-   * delta, expiresAt, history size, generation, counter margin ms. Returns {status, failures the
-   * write cleared, recent compute durations}, status 1 written, 0 a newer fence is stored, 2
-   * refused and the token counter repaired, 3 the registration was deleted. The recent durations
-   * ride along in the same hash (comma-separated, oldest first), so the adaptive TTR needs no extra
-   * round trip.
+   * The write of a batch of keys ({@link BatchedScript}). KEYS per item: value, meta, lock token
+   * counter, lock. ARGV per item: value, physical TTL ms, epoch, token, computedAt, delta,
+   * expiresAt, history size, generation, counter margin ms, lock owner (empty: no lock to
+   * release). Answers per item {status, failures the write cleared, recent compute durations},
+   * status 1 written, 0 a newer fence is stored, 2 refused and the token counter repaired, 3 the
+   * registration was deleted. The recent durations ride along in the same hash (comma-separated,
+   * oldest first), so the adaptive TTR needs no extra round trip.
+   *
+   * <p>The metadata is updated in place (not deleted and written again): the fields of a failure
+   * streak this write ends are removed, the generation and tombstone are kept or cleared as
+   * described below.
+   *
+   * <p>The lock: whatever the status, the lock the value was computed under is released (deleted
+   * if it still holds this owner), so a successful refresh needs no unlock request of its own.
    *
    * <p>The generation: a write of a deleted generation (the tombstone's {@code retired}) or of an
    * older one than stored is refused; a template's write (generation 0) keeps the stored
@@ -55,46 +64,84 @@ public final class RedisCacheStore implements CacheStore {
    */
   static final String WRITE =
       """
-      local stored = redis.call('HMGET', KEYS[2], 'epoch', 'token', 'failures', 'recent', 'generation', 'retired')
-      local epoch = tonumber(ARGV[3])
-      local token = tonumber(ARGV[4])
-      local generation = tonumber(ARGV[9])
-      local storedGeneration = tonumber(stored[5] or '0')
-      if generation > 0 and (generation < storedGeneration or (generation == storedGeneration and stored[6])) then
-        return {3, 0, ''}
-      end
-      if stored[1] then
-        local storedEpoch = tonumber(stored[1])
-        local storedToken = tonumber(stored[2])
-        if storedEpoch > epoch or (storedEpoch == epoch and storedToken > token) then
-          if storedEpoch == epoch and tonumber(redis.call('GET', KEYS[3]) or '0') < storedToken then
-            redis.call('SET', KEYS[3], stored[2], 'PX', tonumber(ARGV[2]) + tonumber(ARGV[10]))
-            return {2, 0, ''}
-          end
-          return {0, 0, ''}
+      local function keepCounterFinite(counter, meta, ttl, margin)
+        if redis.call('PTTL', counter) == -1 then
+          redis.call('PEXPIRE', counter, math.max(redis.call('PTTL', meta), ttl) + margin)
         end
       end
-      local samples = {}
-      if stored[4] then
-        for sample in string.gmatch(stored[4], '[^,]+') do samples[#samples + 1] = sample end
+      local function write(value, meta, counter, a)
+        local stored = redis.call('HMGET', meta, 'epoch', 'token', 'failures', 'recent', 'generation', 'retired')
+        local epoch = tonumber(ARGV[a + 3])
+        local token = tonumber(ARGV[a + 4])
+        local generation = tonumber(ARGV[a + 9])
+        local storedGeneration = tonumber(stored[5] or '0')
+        local ttl = tonumber(ARGV[a + 2])
+        local margin = tonumber(ARGV[a + 10])
+        if generation > 0 and (generation < storedGeneration or (generation == storedGeneration and stored[6])) then
+          keepCounterFinite(counter, meta, ttl, margin)
+          return 3, 0, ''
+        end
+        if stored[1] then
+          local storedEpoch = tonumber(stored[1])
+          local storedToken = tonumber(stored[2])
+          if storedEpoch > epoch or (storedEpoch == epoch and storedToken > token) then
+            if storedEpoch == epoch and tonumber(redis.call('GET', counter) or '0') < storedToken then
+              redis.call('SET', counter, stored[2], 'PX', ttl + margin)
+              return 2, 0, ''
+            end
+            keepCounterFinite(counter, meta, ttl, margin)
+            return 0, 0, ''
+          end
+        end
+        local samples = {}
+        if stored[4] then
+          for sample in string.gmatch(stored[4], '[^,]+') do samples[#samples + 1] = sample end
+        end
+        samples[#samples + 1] = ARGV[a + 6]
+        local keep = tonumber(ARGV[a + 8])
+        local recent = table.concat(samples, ',', math.max(1, #samples - keep + 1), #samples)
+        redis.call('SET', value, ARGV[a + 1], 'PX', ttl)
+        redis.call('HSET', meta, 'epoch', ARGV[a + 3], 'token', ARGV[a + 4], 'computedAt', ARGV[a + 5],
+          'delta', ARGV[a + 6], 'expiresAt', ARGV[a + 7], 'size', string.len(ARGV[a + 1]), 'recent', recent)
+        if stored[3] then
+          redis.call('HDEL', meta, 'failures', 'errorKind', 'error', 'errorAt')
+        end
+        if storedGeneration > generation then
+          -- a template's write keeps the newer generation and its tombstone
+        elseif generation > 0 then
+          redis.call('HSET', meta, 'generation', ARGV[a + 9])
+          if stored[6] then redis.call('HDEL', meta, 'retired') end
+        elseif stored[5] or stored[6] then
+          redis.call('HDEL', meta, 'generation', 'retired')
+        end
+        redis.call('PEXPIRE', meta, ttl)
+        redis.call('PEXPIRE', counter, ttl + margin)
+        return 1, tonumber(stored[3] or '0'), recent
       end
-      samples[#samples + 1] = ARGV[6]
-      local keep = tonumber(ARGV[8])
-      local recent = table.concat(samples, ',', math.max(1, #samples - keep + 1), #samples)
-      redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-      redis.call('DEL', KEYS[2])
-      redis.call('HSET', KEYS[2], 'epoch', ARGV[3], 'token', ARGV[4], 'computedAt', ARGV[5],
-        'delta', ARGV[6], 'expiresAt', ARGV[7], 'size', string.len(ARGV[1]), 'recent', recent)
-      if storedGeneration > generation then
-        redis.call('HSET', KEYS[2], 'generation', stored[5])
-        if stored[6] then redis.call('HSET', KEYS[2], 'retired', stored[6]) end
-      elseif generation > 0 then
-        redis.call('HSET', KEYS[2], 'generation', ARGV[9])
+      local out = {}
+      for i = 0, #KEYS / 4 - 1 do
+        local k = i * 4
+        local a = i * 11
+        local status, cleared, recent = write(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], a)
+        local owner = ARGV[a + 11]
+        if owner ~= '' and redis.call('HEXISTS', KEYS[k + 4], owner) == 1 then
+          redis.call('DEL', KEYS[k + 4])
+        end
+        out[#out + 1] = status
+        out[#out + 1] = cleared
+        out[#out + 1] = recent
       end
-      redis.call('PEXPIRE', KEYS[2], ARGV[2])
-      redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[2]) + tonumber(ARGV[10]))
-      return {1, tonumber(stored[3] or '0'), recent}
+      return out
       """;
+
+  /** Most writes in one script call: a script blocks Redis while it runs, readers included. */
+  static final int MAX_WRITE_BATCH = 32;
+
+  /** Write calls on the wire at once; more writes wait and go together (see RedisKeyLocks.IN_FLIGHT). */
+  static final int WRITES_IN_FLIGHT = 1;
+
+  /** Most value bytes in one script call; a larger value is written alone. */
+  static final int MAX_WRITE_BATCH_BYTES = 256 * 1024;
 
   /**
    * KEYS: meta, lock token counter. ARGV: epoch, token, kind, error, at, TTL ms if new, counter
@@ -158,48 +205,135 @@ public final class RedisCacheStore implements CacheStore {
 
   private final RedisReachability reachability;
   private final RedissonClient redisson;
+  private final BatchedScript<Write, WriteResult> writes;
 
   public RedisCacheStore(RedissonClient redisson) {
-    this(redisson, RedisReachability.assumed());
+    this(redisson, RedisReachability.assumed(), false);
   }
 
-  /** @param reachability while Redis is known to be unreachable, calls fail at once */
-  public RedisCacheStore(RedissonClient redisson, RedisReachability reachability) {
+  /**
+   * @param reachability while Redis is known to be unreachable, calls fail at once
+   * @param cluster whether Redis is a cluster (writes of different slots go as separate calls)
+   */
+  public RedisCacheStore(RedissonClient redisson, RedisReachability reachability, boolean cluster) {
     this.reachability = reachability;
     this.redisson = redisson;
+    this.writes =
+        new BatchedScript<>(
+            redisson,
+            cluster,
+            WRITE,
+            new WriteShape(),
+            MAX_WRITE_BATCH,
+            MAX_WRITE_BATCH_BYTES,
+            WRITES_IN_FLIGHT,
+            java.time.Duration.ofSeconds(30));
   }
 
   @Override
   public WriteResult write(
-      String key, String value, Fence fence, long generation, ValueMeta meta, Duration physicalTtl, int history) {
+      String key,
+      String value,
+      Fence fence,
+      long generation,
+      ValueMeta meta,
+      Duration physicalTtl,
+      int history,
+      KeyLocks.HeldLock lock) {
     reachability.require("RedisCacheStore.write");
+    String lockName = CacheKeys.lockName(key);
+    String owner = "";
+    if (lock instanceof RedisKeyLocks.Held held) {
+      lockName = held.lockName();
+      owner = held.owner();
+      held.releasedByScript();
+    }
+    Write write =
+        new Write(
+            key,
+            lockName,
+            owner,
+            value,
+            fence,
+            generation,
+            meta,
+            physicalTtl.toMillis(),
+            history);
     try {
-      List<Object> result =
-          redisson
-              .getScript(StringCodec.INSTANCE)
-              .eval(
-                  key,
-                  RScript.Mode.READ_WRITE,
-                  WRITE,
-                  RScript.ReturnType.MULTI,
-                  List.<Object>of(key, CacheKeys.metaKey(key), RedisKeyLocks.tokenCounterName(key)),
-                  value,
-                  Long.toString(physicalTtl.toMillis()),
-                  Long.toString(fence.epoch()),
-                  Long.toString(fence.token()),
-                  Long.toString(meta.computedAt().toEpochMilli()),
-                  Long.toString(meta.computeDuration().toMillis()),
-                  Long.toString(meta.expiresAt().toEpochMilli()),
-                  Integer.toString(history),
-                  Long.toString(generation),
-                  Long.toString(COUNTER_MARGIN_MILLIS));
-      WriteStatus status = status(((Number) result.get(0)).intValue());
-      return new WriteResult(
-          status,
-          ((Number) result.get(1)).intValue(),
-          status == WriteStatus.WRITTEN ? durations((String) result.get(2)) : List.of());
+      return writes.call(write);
     } catch (RedisException e) {
       throw unavailable("write of key '" + key + "'", e);
+    }
+  }
+
+  /** Value write script calls sent so far (a batch counts once on a standalone Redis). */
+  public long writeRequests() {
+    return writes.requests();
+  }
+
+  /** Writes waiting for the one in flight (for tests). */
+  int queuedWrites() {
+    return writes.queued();
+  }
+
+  private record Write(
+      String key,
+      String lockName,
+      String owner,
+      String value,
+      Fence fence,
+      long generation,
+      ValueMeta meta,
+      long physicalTtlMillis,
+      int history) {}
+
+  private static final class WriteShape implements BatchedScript.Shape<Write, WriteResult> {
+    @Override
+    public String routingKey(Write item) {
+      return item.key();
+    }
+
+    @Override
+    public void keys(Write item, List<Object> into) {
+      into.add(item.key());
+      into.add(CacheKeys.metaKey(item.key()));
+      into.add(RedisKeyLocks.tokenCounterName(item.key()));
+      into.add(item.lockName());
+    }
+
+    @Override
+    public void args(Write item, List<Object> into) {
+      into.add(item.value());
+      into.add(Long.toString(item.physicalTtlMillis()));
+      into.add(Long.toString(item.fence().epoch()));
+      into.add(Long.toString(item.fence().token()));
+      into.add(Long.toString(item.meta().computedAt().toEpochMilli()));
+      into.add(Long.toString(item.meta().computeDuration().toMillis()));
+      into.add(Long.toString(item.meta().expiresAt().toEpochMilli()));
+      into.add(Integer.toString(item.history()));
+      into.add(Long.toString(item.generation()));
+      into.add(Long.toString(COUNTER_MARGIN_MILLIS));
+      into.add(item.owner());
+    }
+
+    @Override
+    public int weight(Write item) {
+      // UTF-16 length: close enough to bound a batch (the exact size is checked before).
+      return item.value().length() + 200;
+    }
+
+    @Override
+    public int replyWidth() {
+      return 3;
+    }
+
+    @Override
+    public WriteResult parse(List<?> reply, int offset) {
+      WriteStatus status = status(((Number) reply.get(offset)).intValue());
+      return new WriteResult(
+          status,
+          ((Number) reply.get(offset + 1)).intValue(),
+          status == WriteStatus.WRITTEN ? durations((String) reply.get(offset + 2)) : List.of());
     }
   }
 

@@ -284,13 +284,23 @@ public class RedisFactory {
       new org.redisson.config.EqualJitterDelay(java.time.Duration.ofMillis(20), java.time.Duration.ofSeconds(2));
 
   /**
-   * The delay before a failed command's one retry, 10 ms. It also sets the tick of Redisson's
-   * timer (the smaller of it and the command timeout), on which the rate limiter's waiters wake
-   * up: with the default (about a second), the timer ticks every 100 ms and a refresh waiting for
-   * its datasource's rate permit waits up to 100 ms too long, a third of the bound lost at 40/s.
+   * The delay before a failed command's one retry, 220 ms. Redisson uses it for two more things:
+   *
+   * <ul>
+   *   <li>how long a command may take to be written to its connection before it is retried (and,
+   *       after the one retry, failed with "Command still hasn't been written into connection").
+   *       When the machine is busy the client's I/O threads can be late by tens of milliseconds;
+   *       with the 10 ms this was before, lock and value writes failed by the dozen exactly when
+   *       the service was busiest ({@code BusyClientIT});
+   *   <li>the tick of Redisson's timer, on which the rate limiter's waiters wake up: the smaller of
+   *       this delay and the command timeout, {@code d}, gives a tick of {@code max(10, (d % 100) /
+   *       2)} ms when {@code d} is not a multiple of 100 (else 50 or 100 ms). 220 ms keeps the 10 ms
+   *       tick; a tick of 100 ms made a refresh waiting for its datasource's rate permit wait up to
+   *       100 ms too long, a third of the bound lost at 40/s.
+   * </ul>
    */
   private static final org.redisson.config.DelayStrategy RETRY_DELAY =
-      new org.redisson.config.ConstantDelay(java.time.Duration.ofMillis(10));
+      new org.redisson.config.ConstantDelay(java.time.Duration.ofMillis(220));
 
   public RedissonClient build() {
     return build(null);
@@ -312,6 +322,9 @@ public class RedisFactory {
     config.setNettyThreads(
         nettyThreads > 0 ? nettyThreads : 2 * Runtime.getRuntime().availableProcessors());
     config.setUseScriptCache(true);
+    // The service stores no Redisson objects inside values: without this, every argument of every
+    // command is checked for one (the lock and write scripts carry a dozen arguments per key).
+    config.setReferenceEnabled(false);
     ParsedUrl credentials =
         nodes.stream().filter(node -> node.password() != null).findFirst().orElse(nodes.get(0));
     if (mode == Mode.CLUSTER) {

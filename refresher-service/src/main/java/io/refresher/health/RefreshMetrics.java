@@ -2,6 +2,7 @@ package io.refresher.health;
 
 import static com.codahale.metrics.MetricRegistry.name;
 
+import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.SlidingTimeWindowArrayReservoir;
 import com.codahale.metrics.Timer;
@@ -10,6 +11,7 @@ import io.refresher.refresh.RefreshOutcome;
 import io.refresher.refresh.Trigger;
 import io.refresher.registry.Registration;
 import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -24,6 +26,8 @@ public final class RefreshMetrics implements RefreshListener {
 
   private final MetricRegistry metrics;
   private final Timer lag;
+  private final ConcurrentHashMap<String, Meter> meters = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
 
   public RefreshMetrics(MetricRegistry metrics) {
     this.metrics = metrics;
@@ -36,17 +40,32 @@ public final class RefreshMetrics implements RefreshListener {
   @Override
   public void onOutcome(Registration registration, Trigger trigger, RefreshOutcome outcome) {
     String source = registration.source();
-    metrics.meter(name("refresher.refresh", outcome.name())).mark();
-    metrics.meter(name("refresher.refresh.trigger", trigger.name().toLowerCase())).mark();
-    metrics.meter(name("refresher.source", source, outcome.name())).mark();
+    String kind = outcome.name();
+    meter(name("refresher.refresh", kind)).mark();
+    meter(name("refresher.refresh.trigger", trigger.name().toLowerCase())).mark();
+    meter(name("refresher.source", source, kind)).mark();
     if (outcome instanceof RefreshOutcome.Refreshed refreshed) {
-      metrics.timer(name("refresher.source", source, "duration"))
+      timer(name("refresher.source", source, "duration"))
           .update(refreshed.computeDuration().toNanos(), TimeUnit.NANOSECONDS);
     } else if (outcome instanceof RefreshOutcome.Failed failed) {
-      metrics.meter(name("refresher.source", source, "failed", failed.kind().toLowerCase())).mark();
+      meter(name("refresher.source", source, "failed", failed.kind().toLowerCase())).mark();
     } else if (outcome instanceof RefreshOutcome.Skipped skipped) {
-      metrics.meter(name("refresher.refresh.skipped", skipped.reason().name().toLowerCase())).mark();
+      meter(name("refresher.refresh.skipped", skipped.reason().name().toLowerCase())).mark();
     }
+  }
+
+  /**
+   * The registry's meter of that name, looked up in this class's own map first: this runs several
+   * times per refresh, and the registry's lookup checks the metric's type and listeners each time.
+   */
+  private Meter meter(String name) {
+    Meter meter = meters.get(name);
+    return meter != null ? meter : meters.computeIfAbsent(name, metrics::meter);
+  }
+
+  private Timer timer(String name) {
+    Timer timer = timers.get(name);
+    return timer != null ? timer : timers.computeIfAbsent(name, metrics::timer);
   }
 
   @Override

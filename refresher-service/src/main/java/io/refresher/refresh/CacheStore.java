@@ -54,9 +54,19 @@ public interface CacheStore {
    *     recorded
    * @param physicalTtl how long Redis keeps the value: the TTL plus the stale grace plus jitter
    * @param history how many recent compute durations the metadata keeps
+   * @param lock the lock the value was computed under, released by the same write (one round
+   *     trip for both) whatever the write's status; its own {@code release()} then does nothing.
+   *     Null when the caller holds no lock.
    */
   WriteResult write(
-      String key, String value, Fence fence, long generation, ValueMeta meta, Duration physicalTtl, int history);
+      String key,
+      String value,
+      Fence fence,
+      long generation,
+      ValueMeta meta,
+      Duration physicalTtl,
+      int history,
+      KeyLocks.HeldLock lock);
 
   /**
    * Records a failed refresh in the metadata (the value is left alone). The record does not move

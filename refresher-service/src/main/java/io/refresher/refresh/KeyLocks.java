@@ -14,7 +14,10 @@ public interface KeyLocks {
   interface HeldLock {
     long token();
 
-    /** Releases the lock if this holder still owns it; does not block, never throws. */
+    /**
+     * Releases the lock if this holder still owns it; does not block, never throws. Does nothing
+     * when a write already released it ({@link CacheStore#write}).
+     */
     void release();
   }
 

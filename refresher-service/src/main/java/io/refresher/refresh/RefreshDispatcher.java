@@ -380,8 +380,15 @@ public final class RefreshDispatcher {
   /** Holds a claimed key in memory until its due time, then refreshes it on a worker. */
   private void startAt(Registration registration, long plannedAtMillis, double leaseScore, long leaseUntil, long now) {
     DueRefresh task = new DueRefresh(registration, plannedAtMillis, leaseScore, leaseUntil);
-    if (held.putIfAbsent(registration.key(), task) != null) {
-      return; // already held (a recovered claim that was also claimed again)
+    DueRefresh holding = held.putIfAbsent(registration.key(), task);
+    if (holding != null) {
+      // Claimed again while held (rescheduled to a time within the lookahead while it waited, or
+      // a recovered claim also claimed again): the index now carries this claim's lease, so the
+      // held refresh takes it over. Left with its old lease, its next renewal would find its
+      // claim gone and drop it, and this claim would never start: the key would wait out a whole
+      // claim lease.
+      holding.renewed(leaseScore, leaseUntil);
+      return;
     }
     inFlight.incrementAndGet();
     task.future = workers.schedule(task, Math.max(0, plannedAtMillis - now), TimeUnit.MILLISECONDS);

@@ -143,7 +143,7 @@ public final class Refresher {
             SourceException.Kind.VALUE_TOO_LARGE,
             "value of " + bytes + " bytes exceeds the limit of " + settings.maxValueBytes() + " bytes");
       }
-      return write(registration, value, fence, took);
+      return write(registration, value, fence, took, held);
     } catch (SourceException e) {
       return failed(registration, fence, e.kind().name(), e.getMessage(), started);
     } catch (CacheUnavailableException e) {
@@ -156,7 +156,8 @@ public final class Refresher {
     }
   }
 
-  private RefreshOutcome write(Registration registration, String value, Fence fence, Duration took) {
+  private RefreshOutcome write(
+      Registration registration, String value, Fence fence, Duration took, KeyLocks.HeldLock held) {
     Instant computedAt = clock.instant();
     Instant expiresAt = computedAt.plus(registration.ttl());
     CacheStore.WriteResult result =
@@ -167,7 +168,8 @@ public final class Refresher {
             registration.generation(),
             new CacheStore.ValueMeta(computedAt, took, expiresAt),
             planner.physicalTtl(registration.ttl()),
-            ttrs.settings().history());
+            ttrs.settings().history(),
+            held);
     switch (result.status()) {
       case WRITTEN -> {}
       case NEWER_STORED -> {

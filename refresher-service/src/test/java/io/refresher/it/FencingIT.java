@@ -247,7 +247,8 @@ class FencingIT {
         generation,
         new CacheStore.ValueMeta(now, Duration.ofMillis(3), now.plusSeconds(30)),
         Duration.ofMinutes(1),
-        20);
+        20,
+        null);
   }
 
   private static String value(String key) {

@@ -108,6 +108,27 @@ class RefreshDispatcherClaimsTest {
     assertThat(loaded).extracting(Registration::key).containsExactlyInAnyOrder("stranded:1", "stranded:2");
   }
 
+  /**
+   * A held key claimed again (it was rescheduled to a time within the lookahead while it waited)
+   * takes the new claim's lease: before, the next renewal found its own claim gone and dropped it,
+   * and the second claim was never started, so the key waited out a whole claim lease.
+   */
+  @Test
+  void waitingKey_claimedAgainWhileHeld_runsOnceUnderTheNewClaim() {
+    register("reclaimed", "source-a");
+    long dueAt = System.currentTimeMillis() + 2_500;
+    claims.due.add(new DueIndex.DueKey("reclaimed", dueAt));
+
+    start();
+    await().atMost(Duration.ofSeconds(5)).until(() -> claims.claimsOf("reclaimed") == 1);
+    claims.due.add(new DueIndex.DueKey("reclaimed", dueAt));
+    await().atMost(Duration.ofSeconds(5)).until(() -> claims.claimsOf("reclaimed") == 2);
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> !loaded.isEmpty());
+    assertThat(dispatcher.droppedClaims()).as("dropped").isZero();
+    assertThat(loaded).as("refreshes").hasSize(1);
+  }
+
   private void register(String key, String source) {
     registry.put(key, new Registration(key, source, Map.of(), Duration.ofMinutes(1), NOW, NOW, RefreshPolicy.ALWAYS, null));
   }
@@ -148,6 +169,9 @@ class RefreshDispatcherClaimsTest {
     final List<String> takenByLostClaim = new CopyOnWriteArrayList<>();
     final List<String> removed = new CopyOnWriteArrayList<>();
     final AtomicInteger renewals = new AtomicInteger();
+    /** The lease score each claimed key carries in the index, as the claim script leaves it. */
+    final Map<String, Double> scores = new ConcurrentHashMap<>();
+    final Map<String, Integer> claimCounts = new ConcurrentHashMap<>();
     volatile boolean failNextClaim;
     volatile double lostScore = Double.NaN;
 
@@ -160,16 +184,28 @@ class RefreshDispatcherClaimsTest {
       }
       List<DueKey> claimed = new ArrayList<>(due);
       due.clear();
+      for (DueKey key : claimed) {
+        scores.put(key.key(), leaseScore);
+        claimCounts.merge(key.key(), 1, Integer::sum);
+      }
       return claimed;
+    }
+
+    int claimsOf(String key) {
+      return claimCounts.getOrDefault(key, 0);
     }
 
     @Override
     public Set<String> renew(Map<String, Double> expectedScores, double renewedScore) {
       renewals.incrementAndGet();
       Set<String> lost = new java.util.HashSet<>();
-      for (String key : expectedScores.keySet()) {
-        if (lostOnRenewal.contains(key)) {
+      for (Map.Entry<String, Double> expected : expectedScores.entrySet()) {
+        String key = expected.getKey();
+        Double current = scores.get(key);
+        if (lostOnRenewal.contains(key) || (current != null && !current.equals(expected.getValue()))) {
           lost.add(key);
+        } else if (current != null) {
+          scores.put(key, renewedScore);
         }
       }
       return lost;

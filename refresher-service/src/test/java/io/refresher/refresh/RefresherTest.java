@@ -86,6 +86,10 @@ class RefresherTest {
                 TTL.plus(SETTINGS.staleGrace())));
     assertThat(locks.lastKey).isEqualTo("product:42");
     assertThat(locks.lastLease).isEqualTo(SETTINGS.lockLease());
+    assertThat(store.releasingLocks)
+        .as("the write carries the lock it releases")
+        .singleElement()
+        .satisfies(lock -> assertThat(lock.token()).isEqualTo(locks.lastToken));
   }
 
   @Test
@@ -580,6 +584,7 @@ class RefresherTest {
   private static final class FakeStore implements CacheStore {
     final List<Write> writes = new ArrayList<>();
     final List<Long> generations = new ArrayList<>();
+    final List<KeyLocks.HeldLock> releasingLocks = new ArrayList<>();
     final List<RecordedFailure> failures = new ArrayList<>();
     WriteResult writeResult = new WriteResult(WriteStatus.WRITTEN, 0, List.of(2000L));
     CacheUnavailableException writeFailure;
@@ -589,8 +594,16 @@ class RefresherTest {
 
     @Override
     public WriteResult write(
-        String key, String value, Fence fence, long generation, ValueMeta meta, Duration physicalTtl, int history) {
+        String key,
+        String value,
+        Fence fence,
+        long generation,
+        ValueMeta meta,
+        Duration physicalTtl,
+        int history,
+        KeyLocks.HeldLock lock) {
       writes.add(new Write(key, value, fence, meta, physicalTtl));
+      releasingLocks.add(lock);
       generations.add(generation);
       if (writeFailure != null) {
         throw writeFailure;

@@ -41,7 +41,14 @@ final class TestRefreshers {
         new CacheStore() {
           @Override
           public WriteResult write(
-              String key, String value, Fence fence, long generation, ValueMeta meta, Duration ttl, int history) {
+              String key,
+              String value,
+              Fence fence,
+              long generation,
+              ValueMeta meta,
+              Duration ttl,
+              int history,
+              KeyLocks.HeldLock lock) {
             written.accept(key);
             return new WriteResult(WriteStatus.WRITTEN, 0, List.of(1L));
           }

@@ -84,7 +84,18 @@ public final class BenchReport {
     return value == null ? java.util.OptionalDouble.empty() : java.util.OptionalDouble.of(value);
   }
 
+  /** Keys of summary.json that are not sections: a section may not take them. */
+  private static final java.util.Set<String> RESERVED = java.util.Set.of("title", "machine", "ceiling");
+
+  /**
+   * A new section; its {@code id} is its key in summary.json ({@code title}, {@code machine} and
+   * {@code ceiling} are taken). By convention a phase's sections have its id, or its id and a dash
+   * before more ({@code ceiling-measurement}).
+   */
   public Section section(String id, String heading) {
+    if (RESERVED.contains(id)) {
+      throw new IllegalArgumentException("section id '" + id + "' is a key of its own in summary.json");
+    }
     Section section = new Section(id, heading);
     sections.add(section);
     return section;
