@@ -100,7 +100,9 @@ public final class ThroughputPhase implements Phase {
       List<Double> fractions =
           System.getProperty("bench.fractions") != null
               ? java.util.Arrays.stream(System.getProperty("bench.fractions").split(",")).map(Double::valueOf).toList()
-              : context.tiny() ? List.of(0.1) : List.of(0.2, 0.3, 0.35, 0.4, 0.5, 0.7, 1.0);
+              : context.tiny() ? List.of(0.1)
+                  : context.quick() ? List.of(0.2, 0.3, 0.4, 0.6)
+                  : List.of(0.2, 0.3, 0.35, 0.4, 0.5, 0.7, 1.0);
       List<Step> steps = new ArrayList<>();
       JfrProfile.Result profile = null;
       for (double fraction : fractions) {
@@ -132,7 +134,7 @@ public final class ThroughputPhase implements Phase {
                 refreshed,
                 failed,
                 "80 % of max",
-                Duration.ofSeconds(context.tiny() ? 20 : 180));
+                Duration.ofSeconds(context.pick(180, 60, 20)));
         steps.add(atEighty);
         System.out.println("throughput: " + atEighty);
         report.share(BenchReport.SERVICE_MAX_REFRESHES, max);
