@@ -202,7 +202,7 @@ final class CountingPhase implements Phase {
     for (int i = 0; i < keys; i++) {
       names[i] = "item:" + i;
     }
-    Map<String, Long> before = RedisInfo.commandCalls(redisson);
+    RedisCommandStats before = RedisCommandStats.of(redisson);
     AccessCounter counter = AccessCounter.builder(redisson).flushInterval(Duration.ofSeconds(1)).build();
     AtomicBoolean stop = new AtomicBoolean();
     LongAdder reads = new LongAdder();
@@ -237,10 +237,10 @@ final class CountingPhase implements Phase {
     AccessCounter.Stats stats = counter.stats();
     long inRedis = countedInRedis(redisson);
     Map<String, Long> commands = new LinkedHashMap<>();
-    RedisInfo.difference(before, RedisInfo.commandCalls(redisson))
+    RedisCommandStats.of(redisson).minus(before).calls()
         .forEach(
             (name, calls) -> {
-              if (name.startsWith("eval") || name.equals("hincrby") || name.equals("expire")) {
+              if (calls > 0 && name.startsWith("eval") || name.equals("hincrby") || name.equals("expire")) {
                 commands.put(name, calls);
               }
             });

@@ -3,19 +3,14 @@ package io.refresher.bench.stampede;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.api.redisnode.RedisNode;
-import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
 /** The phase's own housekeeping connection to Redis: empties its database, reads INFO commandstats. */
 final class RedisAdmin implements AutoCloseable {
 
-  private static final Pattern CALLS = Pattern.compile("calls=(\\d+)");
 
   private final RedissonClient redisson;
 
@@ -36,17 +31,7 @@ final class RedisAdmin implements AutoCloseable {
 
   /** Calls per command since Redis started (script-internal ones included), for the whole server. */
   Map<String, Long> commandStats() {
-    Map<String, String> stats =
-        redisson.getRedisNodes(RedisNodes.SINGLE).getInstance().info(RedisNode.InfoSection.COMMANDSTATS);
-    Map<String, Long> calls = new TreeMap<>();
-    stats.forEach(
-        (name, line) -> {
-          Matcher matcher = CALLS.matcher(line);
-          if (matcher.find()) {
-            calls.put(name.replace("cmdstat_", ""), Long.parseLong(matcher.group(1)));
-          }
-        });
-    return calls;
+    return io.refresher.bench.RedisCommandStats.of(redisson).calls();
   }
 
   static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {

@@ -5,6 +5,7 @@ import io.refresher.bench.BenchConfig;
 import io.refresher.bench.BenchContext;
 import io.refresher.bench.BenchItems;
 import io.refresher.bench.Phase;
+import io.refresher.bench.RedisCommandStats;
 import io.refresher.bench.report.BenchReport;
 import io.refresher.bench.report.Fmt;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.refresher.bench.throughput;
+package io.refresher.bench;
 
 import java.util.Map;
 import java.util.TreeMap;
@@ -12,7 +12,7 @@ import org.redisson.api.redisnode.RedisNodes;
  * Calls per command from {@code INFO commandstats}, which counts the commands clients send and,
  * separately, the ones scripts run inside Redis. A snapshot; subtract two for an interval.
  */
-record RedisCommandStats(Map<String, Long> calls) {
+public record RedisCommandStats(Map<String, Long> calls) {
 
   private static final Pattern CALLS = Pattern.compile("calls=(\\d+)");
 
@@ -24,7 +24,7 @@ record RedisCommandStats(Map<String, Long> calls) {
   private static final java.util.List<String> CLIENT_ONLY =
       java.util.List.of("evalsha", "eval", "evalsha_ro", "eval_ro", "script", "ping", "info", "time");
 
-  static RedisCommandStats of(RedissonClient redisson) {
+  public static RedisCommandStats of(RedissonClient redisson) {
     Map<String, String> stats =
         redisson.getRedisNodes(RedisNodes.SINGLE).getInstance().info(RedisNode.InfoSection.COMMANDSTATS);
     Map<String, Long> calls = new TreeMap<>();
@@ -38,18 +38,18 @@ record RedisCommandStats(Map<String, Long> calls) {
     return new RedisCommandStats(calls);
   }
 
-  RedisCommandStats minus(RedisCommandStats before) {
+  public RedisCommandStats minus(RedisCommandStats before) {
     Map<String, Long> delta = new TreeMap<>();
     calls.forEach((command, total) -> delta.put(command, total - before.calls.getOrDefault(command, 0L)));
     return new RedisCommandStats(delta);
   }
 
-  long of(String command) {
+  public long of(String command) {
     return calls.getOrDefault(command, 0L);
   }
 
   /** Requests clients sent (script calls count once). */
-  long clientRequests() {
+  public long clientRequests() {
     long total = 0;
     for (String command : CLIENT_ONLY) {
       total += of(command);
@@ -58,7 +58,7 @@ record RedisCommandStats(Map<String, Long> calls) {
   }
 
   /** Every command run, scripts' inner ones included (script calls themselves excluded). */
-  long commandsRun() {
+  public long commandsRun() {
     long total = 0;
     for (Map.Entry<String, Long> entry : calls.entrySet()) {
       if (!CLIENT_ONLY.contains(entry.getKey())) {
