@@ -39,6 +39,10 @@ public final class EmbeddedPostgreSql implements AutoCloseable {
               // often a source really ran on the database.
               .setServerConfig("shared_preload_libraries", "pg_stat_statements")
               .setServerConfig("pg_stat_statements.track", "all")
+              // Room for every statement of a whole test run (each test database's statements are
+              // entries of their own): past the default 5,000 the least used entries are evicted,
+              // and a count read from an evicted entry starts again from zero.
+              .setServerConfig("pg_stat_statements.max", "50000")
               .start());
     } catch (IOException e) {
       throw new UncheckedIOException("could not start embedded PostgreSQL", e);

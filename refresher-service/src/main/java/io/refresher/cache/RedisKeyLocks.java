@@ -120,6 +120,7 @@ public final class RedisKeyLocks implements KeyLocks {
 
   private record Release(String lockName, String owner) {}
 
+  private final RedissonClient redisson;
   private final RedisReachability reachability;
   private final BatchedScript<Acquisition, Long> acquisitions;
   private final BatchedScript<Release, Boolean> releases;
@@ -156,6 +157,7 @@ public final class RedisKeyLocks implements KeyLocks {
    * @param cluster whether Redis is a cluster (locks of different slots go as separate calls)
    */
   public RedisKeyLocks(RedissonClient redisson, RedisReachability reachability, boolean cluster) {
+    this.redisson = redisson;
     this.reachability = reachability;
     Duration maxWait = Duration.ofSeconds(30);
     this.acquisitions =
@@ -190,6 +192,17 @@ public final class RedisKeyLocks implements KeyLocks {
       return Optional.empty();
     }
     return Optional.of(new Held(this, name, acquisition.owner(), token, key));
+  }
+
+  @Override
+  public Duration remainingLease(String key) {
+    reachability.require("RedisKeyLocks.remainingLease");
+    try {
+      // PTTL: -2 when the lock is gone, -1 never (every lock is taken with a lease).
+      return Duration.ofMillis(Math.max(0, redisson.getKeys().remainTimeToLive(CacheKeys.lockName(key))));
+    } catch (RedisException e) {
+      throw RedisCacheStore.unavailable("lease of the lock of key '" + key + "'", e);
+    }
   }
 
   /**

@@ -29,6 +29,17 @@ public interface KeyLocks {
   Optional<HeldLock> tryAcquire(String key, Duration lease);
 
   /**
+   * How much longer the lock of a key that another refresh holds lasts at most: the rest of its
+   * lease (zero if the lock is free). A holder that died or froze keeps the key for that long;
+   * one that is alive releases it sooner.
+   *
+   * @throws CacheUnavailableException when Redis cannot be reached
+   */
+  default Duration remainingLease(String key) {
+    return Duration.ZERO;
+  }
+
+  /**
    * Releases locks that acquisitions whose reply was lost (a timeout, a stall) may hold, so that
    * they do not block their keys for a whole lease. Called often (every dispatcher tick); cheap when
    * there are none. Never throws.

@@ -4,6 +4,7 @@ import io.refresher.registry.Registration;
 import io.refresher.registry.RegistrationLookup;
 import io.refresher.registry.RegistryUnavailableException;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -420,6 +421,9 @@ public final class RefreshDispatcher {
     };
   }
 
+  /** After a lock's lease ends, before the key is due again: Redis expires keys within a millisecond. */
+  private static final long LOCK_END_MARGIN_MILLIS = 20;
+
   /** One claimed key waiting for, then running, its refresh. */
   private final class DueRefresh implements Runnable {
     private volatile Registration registration;
@@ -480,7 +484,10 @@ public final class RefreshDispatcher {
         Duration late = Duration.ofMillis(Math.max(0, now - plannedAtMillis));
         listener.onLag(late);
         lag.record(late);
-        refresher.refresh(registration, Trigger.SCHEDULED);
+        RefreshOutcome outcome = refresher.refresh(registration, Trigger.SCHEDULED);
+        if (outcome instanceof RefreshOutcome.Skipped skipped && skipped.lockedUntil() != null) {
+          comeBackWhenTheLockEnds(key(), leaseScore, skipped.lockedUntil());
+        }
       } catch (RuntimeException e) {
         // The executor would swallow it silently; the key's claim lease brings it back.
         LOG.error("scheduled refresh of key '{}' failed unexpectedly", key(), e);
@@ -489,6 +496,23 @@ public final class RefreshDispatcher {
         held.remove(key(), this);
         inFlight.decrementAndGet();
       }
+    }
+  }
+
+  /**
+   * A key whose lock another refresh holds is due again when that lock's lease ends, not when this
+   * claim's lease does: if the holder died or froze mid-refresh (the case a claim lease exists
+   * for), the lock outlives this claim by up to a lock lease, and a key that then waited for a
+   * second claim lease would come {@code claimLease} late and could expire. Only while the key's
+   * score is still this claim's: a holder that is alive writes its value and reschedules the key
+   * for its next cycle, and that wins whichever comes first.
+   */
+  private void comeBackWhenTheLockEnds(String key, double leaseScore, Instant lockedUntil) {
+    try {
+      leases.renew(Map.of(key, leaseScore), lockedUntil.toEpochMilli() + LOCK_END_MARGIN_MILLIS);
+      LOG.debug("key '{}' is locked by another refresh until {}; due again then", key, lockedUntil);
+    } catch (CacheUnavailableException e) {
+      LOG.debug("key '{}' locked; could not move it to its lock's end ({}); its claim lease brings it back", key, e.getMessage());
     }
   }
 

@@ -24,8 +24,17 @@ public sealed interface RefreshOutcome {
     }
   }
 
-  /** Nothing was written, by design: someone else is refreshing, or already wrote a newer value. */
-  record Skipped(Reason reason) implements RefreshOutcome {
+  /**
+   * Nothing was written, by design: someone else is refreshing, or already wrote a newer value.
+   *
+   * @param lockedUntil for {@link Reason#LOCKED}, when the holder's lock lease ends at the latest
+   *     (null when unknown, and for the other reasons)
+   */
+  record Skipped(Reason reason, Instant lockedUntil) implements RefreshOutcome {
+    public Skipped(Reason reason) {
+      this(reason, null);
+    }
+
     public enum Reason {
       /** Another refresh of the key holds its lock (on this or another replica). */
       LOCKED,

@@ -116,7 +116,7 @@ public final class Refresher {
     }
     if (lock.isEmpty()) {
       LOG.debug("refresh of key '{}' skipped: another refresh holds its lock", key);
-      return new Skipped(Skipped.Reason.LOCKED);
+      return new Skipped(Skipped.Reason.LOCKED, lockedUntil(key));
     }
     KeyLocks.HeldLock held = lock.get();
     try {
@@ -153,6 +153,18 @@ public final class Refresher {
       return failed(registration, fence, "ERROR", String.valueOf(e), started);
     } finally {
       held.release();
+    }
+  }
+
+  /**
+   * When the lock another refresh holds on the key ends at the latest, so that a scheduled refresh
+   * can come back then (the holder may have died); null if Redis cannot say.
+   */
+  private Instant lockedUntil(String key) {
+    try {
+      return clock.instant().plus(locks.remainingLease(key));
+    } catch (CacheUnavailableException e) {
+      return null;
     }
   }
 

@@ -129,11 +129,53 @@ class RefreshDispatcherClaimsTest {
     assertThat(loaded).as("refreshes").hasSize(1);
   }
 
+  /**
+   * A key whose lock another refresh holds (a replica that was killed or froze mid-refresh) is due
+   * again when that lock's lease ends. Before, it kept this claim's lease score and came back only
+   * after a whole second claim lease: with a TTR shorter than that, the key expired.
+   */
+  @Test
+  void lockedKey_dueAgainWhenTheHoldersLockEnds_notAfterAnotherClaimLease() {
+    register("locked", "source-a");
+    long lockHeldMillis = 700;
+    KeyLocks heldElsewhere =
+        new KeyLocks() {
+          @Override
+          public Optional<HeldLock> tryAcquire(String key, Duration lease) {
+            return Optional.empty();
+          }
+
+          @Override
+          public Duration remainingLease(String key) {
+            return Duration.ofMillis(lockHeldMillis);
+          }
+        };
+    long startedAt = System.currentTimeMillis();
+    claims.due.add(new DueIndex.DueKey("locked", startedAt));
+
+    start(TestRefreshers.inMemory(SETTINGS, registration -> "value", key -> {}, heldElsewhere));
+
+    // The claim's lease score is at least startedAt + claimLease (3 s); the lock ends 0.7 s after the
+    // refresh tried it, which is within the first second here.
+    double latestLockEnd = startedAt + 1_000 + lockHeldMillis + 100;
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThat(claims.scores.get("locked"))
+                    .as("the key's score: the lock's end, not the claim lease's (%d ms)", DISPATCH.claimLease().toMillis())
+                    .isBetween((double) startedAt + lockHeldMillis, latestLockEnd));
+  }
+
   private void register(String key, String source) {
     registry.put(key, new Registration(key, source, Map.of(), Duration.ofMinutes(1), NOW, NOW, RefreshPolicy.ALWAYS, null));
   }
 
   private void start() {
+    start(refresher());
+  }
+
+  private void start(Refresher refresher) {
     RegistrationLookup lookup =
         keys -> {
           Map<String, Registration> found = new java.util.HashMap<>();
@@ -146,7 +188,7 @@ class RefreshDispatcherClaimsTest {
           return found;
         };
     dispatcher =
-        new RefreshDispatcher(claims, claims, lookup, refresher(), new RescheduleBuffer(claims), DISPATCH,
+        new RefreshDispatcher(claims, claims, lookup, refresher, new RescheduleBuffer(claims), DISPATCH,
             RefreshListener.NONE, new LagTracker(), InstantSource.system());
     dispatcher.start();
   }

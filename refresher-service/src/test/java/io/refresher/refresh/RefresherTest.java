@@ -219,7 +219,9 @@ class RefresherTest {
 
     RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
 
-    assertThat(outcome).isEqualTo(new Skipped(Skipped.Reason.LOCKED));
+    assertThat(outcome).isInstanceOf(Skipped.class);
+    assertThat(((Skipped) outcome).reason()).isEqualTo(Skipped.Reason.LOCKED);
+    assertThat(((Skipped) outcome).lockedUntil()).as("when the holder's lock ends, for the dispatcher").isNotNull();
     assertThat(loader.calls).isZero();
     assertThat(store.writes).isEmpty();
     assertThat(store.failures).isEmpty();

@@ -22,8 +22,13 @@ final class TestRefreshers {
    * @param written told the key of every accepted write
    */
   static Refresher inMemory(RefreshSettings settings, ValueLoader loader, Consumer<String> written) {
+    return inMemory(settings, loader, written, grantingLocks());
+  }
+
+  /** Locks that are always granted, with growing tokens. */
+  static KeyLocks grantingLocks() {
     AtomicLong tokens = new AtomicLong();
-    KeyLocks locks =
+    return
         (key, lease) ->
             Optional.of(
                 new KeyLocks.HeldLock() {
@@ -37,6 +42,10 @@ final class TestRefreshers {
                   @Override
                   public void release() {}
                 });
+  }
+
+  /** Like {@link #inMemory(RefreshSettings, ValueLoader, Consumer)}, with the given locks. */
+  static Refresher inMemory(RefreshSettings settings, ValueLoader loader, Consumer<String> written, KeyLocks locks) {
     CacheStore store =
         new CacheStore() {
           @Override

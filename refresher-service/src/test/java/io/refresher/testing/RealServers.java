@@ -227,7 +227,8 @@ public final class RealServers {
     private final PostgreSQLContainer<?> postgres =
         new PostgreSQLContainer<>(DockerImageName.parse("postgres:16-alpine"))
             .withCommand(
-                "postgres", "-c", "shared_preload_libraries=pg_stat_statements", "-c", "fsync=off", "-c",
+                "postgres", "-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track=all",
+                "-c", "pg_stat_statements.max=50000", "-c", "fsync=off", "-c",
                 "max_connections=300");
     private final GenericContainer<?> redis =
         new GenericContainer<>(DockerImageName.parse("redis:7-alpine")).withExposedPorts(6379);
