@@ -151,7 +151,14 @@ public final class ServiceWiring {
     // Each pool's gauges (<pool>.pool.ActiveConnections, TotalConnections, PendingConnections...)
     // are on /metrics: borrowed connections that never come back show there.
     registryPool.setMetricRegistry(environment.metrics());
-    new SchemaMigrator(registryPool).migrate();
+    // migrateAtStart false: a separate `db migrate` (the Kubernetes migration Job) migrates, and a
+    // replica only checks that it finds the schema its release needs, refusing to start otherwise.
+    SchemaMigrator migrator = new SchemaMigrator(registryPool);
+    if (config.getDatabase().isMigrateAtStart()) {
+      migrator.migrate();
+    } else {
+      migrator.validate();
+    }
     // Everything that reads or writes the registry goes through this data source: while the probe
     // knows PostgreSQL is down it refuses at once, instead of every request and dispatcher batch
     // waiting out the pool's connection timeout.

@@ -31,6 +31,14 @@ public class RegistryDatabaseFactory extends DatabaseFactory {
   @MaxDuration(value = 1, unit = TimeUnit.MINUTES)
   private Duration probeTimeout = Duration.seconds(2);
 
+  /**
+   * Whether the service applies pending schema migrations at start (the default). {@code false}:
+   * it only validates the schema and refuses to start while migrations are pending, for
+   * deployments where {@code db migrate} runs separately first (deploy/README.md, the migration
+   * Job).
+   */
+  private boolean migrateAtStart = true;
+
   @JsonProperty
   public Duration getProbeInterval() {
     return probeInterval;
@@ -49,6 +57,16 @@ public class RegistryDatabaseFactory extends DatabaseFactory {
   @JsonProperty
   public void setProbeTimeout(Duration probeTimeout) {
     this.probeTimeout = probeTimeout;
+  }
+
+  @JsonProperty
+  public boolean isMigrateAtStart() {
+    return migrateAtStart;
+  }
+
+  @JsonProperty
+  public void setMigrateAtStart(boolean migrateAtStart) {
+    this.migrateAtStart = migrateAtStart;
   }
 
   /**

@@ -64,6 +64,7 @@ class RefresherConfigurationTest {
     assertThat(database.getSocketTimeout()).isEqualTo(Duration.seconds(30));
     assertThat(database.getProbeInterval()).isEqualTo(Duration.seconds(1));
     assertThat(database.getProbeTimeout()).isEqualTo(Duration.seconds(2));
+    assertThat(database.isMigrateAtStart()).isTrue();
     assertThat(database.getProperties()).isEmpty();
 
     assertThat(config.getDatasources()).isEmpty();

@@ -664,7 +664,7 @@ class DeployManifestsTest {
   }
 
   /** Walks fabric8 model objects and reports every non-empty additionalProperties map. */
-  private static void collectUnknownFields(Object node, String path, List<String> out) {
+  static void collectUnknownFields(Object node, String path, List<String> out) {
     collectUnknownFields(node, path, out, new HashSet<>());
   }
 

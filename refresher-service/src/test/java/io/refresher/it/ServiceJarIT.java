@@ -134,6 +134,24 @@ class ServiceJarIT {
         .isGreaterThan(10);
   }
 
+  @Test
+  void server_migrateAtStartFalseOnFreshDatabase_exitsNamingDbMigrate() throws Exception {
+    // REFRESHER_DB_MIGRATE_AT_START=false, as the Kubernetes prod overlay sets it: the pods never
+    // migrate, and refuse to start until `db migrate` (the migration Job) has run.
+    TestDatabase database = RealServers.newDatabase("service_jar_no_migrate");
+    Map<String, String> env = env(database, FreePorts.next());
+    env.put("REFRESHER_DB_MIGRATE_AT_START", "false");
+    Path log = Files.createTempFile("service-jar-no-migrate", ".log");
+    Process service = start(log, env, "server", CONFIG.toString());
+
+    assertThat(service.waitFor(90, TimeUnit.SECONDS)).isTrue();
+    String output = Files.readString(log);
+    assertThat(service.exitValue()).as(output).isNotZero();
+    assertThat(output).contains("4 migration(s) pending").contains("db migrate");
+    assertThat(database.queryLong("SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'refresher'"))
+        .isZero();
+  }
+
   private static Map<String, String> env(TestDatabase database, int port) throws IOException {
     Map<String, String> env = new java.util.HashMap<>();
     env.put("REFRESHER_REDIS_URL", redis.url());
