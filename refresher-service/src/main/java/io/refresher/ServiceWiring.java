@@ -41,6 +41,7 @@ import io.refresher.config.RedisFactory;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.config.SourceFactory;
 import io.refresher.health.HotSetMetrics;
+import io.refresher.health.JvmGcMetrics;
 import io.refresher.health.PostgresHealthCheck;
 import io.refresher.health.PrewarmMetrics;
 import io.refresher.health.PrometheusEndpoint;
@@ -48,6 +49,7 @@ import io.refresher.health.RedisHealthCheck;
 import io.refresher.health.RefreshMetrics;
 import io.refresher.health.SchedulerHealthCheck;
 import io.refresher.health.SourceLoadMetrics;
+import io.refresher.health.SuppliedCounter;
 import io.refresher.persistence.DatabaseAvailability;
 import io.refresher.persistence.DatabaseProbe;
 import io.refresher.persistence.FailFastDataSource;
@@ -256,7 +258,7 @@ public final class ServiceWiring {
             resolver,
             dueIndex,
             accessSettings,
-            new HotSetMetrics(environment.metrics(), hotSet),
+            new HotSetMetrics(environment.metrics(), hotSet, config.getAccess().getMaxHotKeys()),
             clock);
     PopularityKeeper popularity =
         new PopularityKeeper(popularityStore, new JdbiPopularityArchive(registryJdbi), accessSettings, clock);
@@ -449,12 +451,15 @@ public final class ServiceWiring {
     environment.healthChecks().register("scheduler", new SchedulerHealthCheck(dispatcher, quartz));
 
     environment.metrics().register("refresher.dispatch.in-flight", (Gauge<Integer>) dispatcher::inFlight);
-    environment.metrics().register("refresher.dispatch.claimed", (Gauge<Long>) dispatcher::claimedTotal);
-    environment.metrics().register("refresher.dispatch.dropped-claims", (Gauge<Long>) dispatcher::droppedClaims);
-    environment.metrics().register("refresher.dispatch.recovered-claims", (Gauge<Long>) dispatcher::adoptedClaims);
+    // Running totals since start are counters (<name>_total in Prometheus), so that increase()
+    // and rate() over them survive a restart; docs/operations.md alerts on them.
+    SuppliedCounter.register(environment.metrics(), "refresher.dispatch.claimed", dispatcher::claimedTotal);
+    SuppliedCounter.register(environment.metrics(), "refresher.dispatch.dropped-claims", dispatcher::droppedClaims);
+    SuppliedCounter.register(environment.metrics(), "refresher.dispatch.recovered-claims", dispatcher::adoptedClaims);
     environment.metrics().register("refresher.redis.epoch", (Gauge<Long>) epochGuard::currentEpoch);
-    environment.metrics().register("refresher.redis.data-losses", (Gauge<Long>) epochGuard::dataLossesHandled);
-    environment.metrics().register("refresher.redis.returns-with-data", (Gauge<Long>) epochGuard::returnsWithData);
+    SuppliedCounter.register(environment.metrics(), "refresher.redis.data-losses", epochGuard::dataLossesHandled);
+    SuppliedCounter.register(environment.metrics(), "refresher.redis.returns-with-data", epochGuard::returnsWithData);
+    JvmGcMetrics.register(environment.metrics());
     environment.metrics().register("refresher.due.size", new CachedGauge<Long>(10, TimeUnit.SECONDS) {
       @Override
       protected Long loadValue() {

@@ -9,9 +9,10 @@ import io.refresher.access.HotSetView;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Hot-set metrics: its size, keys promoted and demoted, keys the cap left out, keys read often
- * that nothing covers, reads counted and how far the counters lag behind. The counters count on
- * the replica that ran the sampling; sum them over replicas.
+ * Hot-set metrics: its size and cap ({@code refresher.hot.max-keys}), keys promoted and demoted,
+ * keys the cap left out, keys read often that nothing covers, reads counted and how far the
+ * counters lag behind. The counters count on the replica that ran the sampling; sum them over
+ * replicas.
  */
 public final class HotSetMetrics implements HotSetListener {
 
@@ -24,12 +25,14 @@ public final class HotSetMetrics implements HotSetListener {
   private final AtomicLong counterLag = new AtomicLong(-1);
   private final AtomicLong tracked = new AtomicLong();
 
-  public HotSetMetrics(MetricRegistry metrics, HotSetView view) {
+  public HotSetMetrics(MetricRegistry metrics, HotSetView view, int maxHotKeys) {
     promoted = metrics.counter("refresher.hot.promoted");
     demoted = metrics.counter("refresher.hot.demoted");
     reads = metrics.counter("refresher.access.reads");
     leftOutTotal = metrics.counter("refresher.hot.left-out");
     metrics.register("refresher.hot.size", (Gauge<Integer>) view::size);
+    // The cap (access.maxHotKeys), so that a dashboard can draw the size against it.
+    metrics.register("refresher.hot.max-keys", (Gauge<Integer>) () -> maxHotKeys);
     metrics.register("refresher.hot.left-out-now", (Gauge<Long>) leftOut::get);
     metrics.register("refresher.hot.unresolved", (Gauge<Long>) unresolved::get);
     metrics.register("refresher.access.counter-lag-ms", (Gauge<Long>) counterLag::get);

@@ -9,7 +9,7 @@ import io.refresher.prewarm.Prewarmer;
  * Prewarm metrics, from the refill this replica leads (zero on the others): {@code
  * refresher.prewarm.running} (1 while running), {@code .total}, {@code .done}, {@code .left},
  * {@code .failed}, {@code .keys-per-second}, and {@code refresher.prewarm.runs} (refills led since
- * start).
+ * start, a counter).
  */
 public final class PrewarmMetrics {
 
@@ -22,7 +22,7 @@ public final class PrewarmMetrics {
     metrics.register("refresher.prewarm.left", (Gauge<Long>) () -> local(prewarmer).left());
     metrics.register("refresher.prewarm.failed", (Gauge<Long>) () -> local(prewarmer).failed());
     metrics.register("refresher.prewarm.keys-per-second", (Gauge<Double>) () -> local(prewarmer).keysPerSecond());
-    metrics.register("refresher.prewarm.runs", (Gauge<Long>) prewarmer::runs);
+    SuppliedCounter.register(metrics, "refresher.prewarm.runs", prewarmer::runs);
   }
 
   private static PrewarmStatus local(Prewarmer prewarmer) {

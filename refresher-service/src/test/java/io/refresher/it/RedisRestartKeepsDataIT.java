@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import com.codahale.metrics.Gauge;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.refresher.access.PopularityKeeper;
@@ -109,15 +108,14 @@ class RedisRestartKeepsDataIT {
   }
 
   private static long losses(TestApp app) {
-    return ((Number) gauge(app, "refresher.redis.data-losses")).longValue();
+    return counter(app, "refresher.redis.data-losses");
   }
 
   private static long refills(TestApp app) {
-    return ((Number) gauge(app, "refresher.prewarm.runs")).longValue();
+    return counter(app, "refresher.prewarm.runs");
   }
 
-  private static Object gauge(TestApp app, String name) {
-    Gauge<?> gauge = app.extension().getEnvironment().metrics().getGauges().get(name);
-    return gauge.getValue();
+  private static long counter(TestApp app, String name) {
+    return app.extension().getEnvironment().metrics().getCounters().get(name).getCount();
   }
 }
