@@ -167,7 +167,7 @@ class ReplicaProcessesIT {
     assertThat(cycles.pairs).as("consecutive values seen per key (5 cycles each)").isGreaterThanOrEqualTo(5L * KEYS);
     assertThat(cycles.wastedRuns).as("source runs whose value never showed: %s", cycles.wasted).isZero();
     assertThat(cycles.shortGaps).as("two refreshes of a key within half a period: %s", cycles.shortGapKeys).isZero();
-    assertThat(cycles.maxLatenessMillis).as("latest refresh, past its period").isLessThan(1000);
+    assertThat(cycles.maxLatenessMillis).as("latest refresh, past its period: none waited for a lease").isLessThan(CLAIM_LEASE.toMillis());
     double total = refreshed.values().stream().mapToDouble(Double::doubleValue).sum();
     assertThat(refreshed.values()).as("each replica's share of %s refreshes", total).allMatch(share -> share >= total * 0.1);
     assertThat(watch.regressions()).isEmpty();
