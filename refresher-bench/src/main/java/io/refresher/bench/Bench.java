@@ -35,7 +35,8 @@ public final class Bench {
         new io.refresher.bench.jmh.JmhPhase(),
         // after the service's throughput phase: uses its maximum (BenchReport.SERVICE_MAX_REFRESHES)
         new ScalePhase(),
-        new CountingPhase());
+        new CountingPhase(),
+        new MemoryPhase());
   }
 
   public static void main(String[] args) throws Exception {

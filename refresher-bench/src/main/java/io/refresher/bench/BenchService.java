@@ -37,7 +37,12 @@ final class BenchService implements AutoCloseable {
    * {@code /health-check} on the application port.
    */
   static BenchService start(BenchConfig config, Duration readyWithin) throws Exception {
-    String file = config.write().toString();
+    return start(config.write(), readyWithin);
+  }
+
+  /** As {@link #start(BenchConfig, Duration)}, with a configuration file of the caller's (bench.yml rendered, and more). */
+  static BenchService start(java.nio.file.Path configFile, Duration readyWithin) throws Exception {
+    String file = configFile.toString();
     App app = new App();
     long started = System.nanoTime();
     try {
