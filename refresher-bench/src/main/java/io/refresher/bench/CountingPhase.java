@@ -72,10 +72,10 @@ final class CountingPhase implements Phase {
       Client client = client(redisson, 2, context.pick(10_000, 10_000, 1_000), context.pick(10, 5, 1));
       redisson.getKeys().flushdb();
       Sampler sampler =
-          sampler(redisson, context.pick(100_000, 100_000, 5_000), context.pick(2_000_000, 2_000_000, 200_000), context.pick(20, 10, 5));
+          sampler(redisson, context.pick(100_000, 100_000, 5_000), context.pick(2_000_000, 2_000_000, 200_000), context.pick(20, 10, 3));
       redisson.getKeys().flushdb();
       int catchUpKeys = context.pick(100_000, 20_000, 2_000);
-      int pause = context.pick(60, 30, 5);
+      int pause = context.pick(60, 30, 3);
       SamplerCatchUpBench.Run catchUp = catchUp(context, redisson, catchUpKeys, pause);
 
       section.paragraph(

@@ -72,8 +72,8 @@ final class ScalePhase implements Phase {
     List<Integer> levels =
         context.tiny() ? List.of(500) : context.quick() ? List.of(10_000, 100_000) : List.of(10_000, 100_000, 1_000_000);
     int apiBatch = context.pick(100_000, 10_000, 500);
-    Duration adminFor = Duration.ofMillis(context.pick(30_000, 10_000, 2_000));
-    Duration adminWarmUp = Duration.ofMillis(context.pick(5_000, 2_000, 500));
+    Duration adminFor = Duration.ofMillis(context.pick(30_000, 10_000, 1_000));
+    Duration adminWarmUp = Duration.ofMillis(context.pick(5_000, 2_000, 250));
 
     OptionalDouble serviceMax = report.shared(BenchReport.SERVICE_MAX_REFRESHES);
     double fallbackRate = context.pick(2_000, 1_000, 100);

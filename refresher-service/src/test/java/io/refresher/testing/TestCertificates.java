@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A certificate authority and a server certificate for {@code localhost}, made by the test with the
- * JDK's own {@code keytool} (no BouncyCastle, no openssl needed), as PEM files that PostgreSQL and
+ * JDK's own {@code keytool} (no BouncyCastle, no openssl needed; its six commands in one JVM), as PEM files that PostgreSQL and
  * Redis load ({@link #serverCertificate()}, {@link #serverKey()}) and that clients trust ({@link
  * #caCertificate()}; {@link #caTruststore()} holds the same CA as a PKCS12 truststore).
  *
@@ -69,17 +69,18 @@ public final class TestCertificates {
       Path ca = directory.resolve("ca.p12");
       Path server = directory.resolve("server.p12");
       Path request = directory.resolve("server.csr");
-      keytool("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=" + commonName,
-          "-ext", "bc:c=ca:true", "-ext", "ku:c=keyCertSign,cRLSign", "-validity", "2", "-keystore", ca.toString());
-      keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-file", caCertificate().toString());
-      keytool("-importcert", "-noprompt", "-alias", "ca", "-file", caCertificate().toString(), "-keystore",
-          caTruststore().toString());
-      keytool("-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
-          "-validity", "2", "-keystore", server.toString());
-      keytool("-certreq", "-alias", "server", "-keystore", server.toString(), "-file", request.toString());
-      keytool("-gencert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-infile", request.toString(),
-          "-outfile", serverCertificate().toString(), "-validity", "2", "-ext", "san=dns:localhost",
-          "-ext", "eku=serverAuth", "-ext", "ku:c=digitalSignature");
+      keytool(
+          List.of("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=" + commonName,
+              "-ext", "bc:c=ca:true", "-ext", "ku:c=keyCertSign,cRLSign", "-validity", "2", "-keystore", ca.toString()),
+          List.of("-exportcert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-file", caCertificate().toString()),
+          List.of("-importcert", "-noprompt", "-alias", "ca", "-file", caCertificate().toString(), "-keystore",
+              caTruststore().toString()),
+          List.of("-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
+              "-validity", "2", "-keystore", server.toString()),
+          List.of("-certreq", "-alias", "server", "-keystore", server.toString(), "-file", request.toString()),
+          List.of("-gencert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-infile", request.toString(),
+              "-outfile", serverCertificate().toString(), "-validity", "2", "-ext", "san=dns:localhost",
+              "-ext", "eku=serverAuth", "-ext", "ku:c=digitalSignature"));
       writePrivateKey(server, serverKey());
     } catch (IOException e) {
       throw new UncheckedIOException("could not make test certificates in " + directory, e);
@@ -100,11 +101,28 @@ public final class TestCertificates {
     Files.setPosixFilePermissions(pem, PosixFilePermissions.fromString("rw-------"));
   }
 
-  private static void keytool(String... arguments) throws IOException {
+  /** Separates the commands of one {@link KeytoolBatch} run. */
+  private static final String NEXT_COMMAND = "--next-keytool-command--";
+
+  /**
+   * Runs the keytool commands in order, in one JVM of their own ({@link KeytoolBatch}: the JDK's
+   * keytool, one command after the other, stopping at the first that fails), not one JVM each:
+   * starting a JVM is most of what a keytool command costs.
+   */
+  @SafeVarargs
+  private static void keytool(List<String>... commands) throws IOException {
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-    command.addAll(List.of(arguments));
-    command.addAll(List.of("-storetype", "PKCS12", "-storepass", STORE_PASSWORD));
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("--add-exports");
+    command.add("java.base/sun.security.tools.keytool=ALL-UNNAMED");
+    command.add("-cp");
+    command.add(classpathOfThisClass());
+    command.add(KeytoolBatch.class.getName());
+    for (List<String> arguments : commands) {
+      command.addAll(arguments);
+      command.addAll(List.of("-storetype", "PKCS12", "-storepass", STORE_PASSWORD));
+      command.add(NEXT_COMMAND);
+    }
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     try {
       if (!process.waitFor(60, TimeUnit.SECONDS)) {
@@ -118,7 +136,40 @@ public final class TestCertificates {
     }
     String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (process.exitValue() != 0) {
-      throw new IllegalStateException("keytool " + arguments[0] + " failed (" + process.exitValue() + "): " + output);
+      throw new IllegalStateException("keytool failed (" + process.exitValue() + "): " + output + "; commands " + command);
+    }
+  }
+
+  private static String classpathOfThisClass() {
+    try {
+      return Path.of(TestCertificates.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException("where is " + TestCertificates.class + "?", e);
+    }
+  }
+
+  /**
+   * The keytool commands of one {@link #make}, separated by {@link #NEXT_COMMAND}, run one after
+   * the other by the JDK's keytool ({@code sun.security.tools.keytool.Main}, which exits the JVM
+   * with status 1 when a command fails).
+   */
+  public static final class KeytoolBatch {
+    private KeytoolBatch() {}
+
+    public static void main(String[] args) throws Exception {
+      java.lang.reflect.Method keytool = Class.forName("sun.security.tools.keytool.Main").getMethod("main", String[].class);
+      List<String> arguments = new ArrayList<>();
+      for (String arg : args) {
+        if (arg.equals(NEXT_COMMAND)) {
+          keytool.invoke(null, (Object) arguments.toArray(String[]::new));
+          arguments.clear();
+        } else {
+          arguments.add(arg);
+        }
+      }
+      if (!arguments.isEmpty()) {
+        throw new IllegalArgumentException("a keytool command without " + NEXT_COMMAND + " after it: " + arguments);
+      }
     }
   }
 }

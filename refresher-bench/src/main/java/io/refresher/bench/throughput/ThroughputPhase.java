@@ -75,7 +75,7 @@ public final class ThroughputPhase implements Phase {
 
   @Override
   public void run(BenchContext context, BenchReport report) throws Exception {
-    int keys = context.pick(40_000, 20_000, 500);
+    int keys = context.pick(40_000, 20_000, 250);
     int workers = BenchConfig.WORKERS;
     int measureSeconds = context.pick(20, 10, 1);
     String dbUrl = context.newDatabase("refresher_throughput");
