@@ -7,7 +7,8 @@ import io.refresher.prewarm.Prewarmer;
 
 /**
  * Prewarm metrics, from the refill this replica leads (zero on the others): {@code
- * refresher.prewarm.running} (1 while running), {@code .total}, {@code .done}, {@code .left},
+ * refresher.prewarm.running} (1 while running), {@code .planned} (keys the refill planned; not
+ * ".total", which Prometheus reserves for counters: the exporter would strip it), {@code .done}, {@code .left},
  * {@code .failed}, {@code .keys-per-second}, and {@code refresher.prewarm.runs} (refills led since
  * start, a counter).
  */
@@ -17,7 +18,7 @@ public final class PrewarmMetrics {
 
   public static void register(MetricRegistry metrics, Prewarmer prewarmer) {
     metrics.register("refresher.prewarm.running", (Gauge<Integer>) () -> local(prewarmer).running() ? 1 : 0);
-    metrics.register("refresher.prewarm.total", (Gauge<Long>) () -> local(prewarmer).total());
+    metrics.register("refresher.prewarm.planned", (Gauge<Long>) () -> local(prewarmer).total());
     metrics.register("refresher.prewarm.done", (Gauge<Long>) () -> local(prewarmer).done());
     metrics.register("refresher.prewarm.left", (Gauge<Long>) () -> local(prewarmer).left());
     metrics.register("refresher.prewarm.failed", (Gauge<Long>) () -> local(prewarmer).failed());
