@@ -509,7 +509,10 @@ public final class RefreshDispatcher {
    */
   private void comeBackWhenTheLockEnds(String key, double leaseScore, Instant lockedUntil) {
     try {
-      leases.renew(Map.of(key, leaseScore), lockedUntil.toEpochMilli() + LOCK_END_MARGIN_MILLIS);
+      // Claimers take keys up to a lookahead early and start those already late at once: due a
+      // lookahead after the lock's end, the key is not started (and turned back again) before it.
+      long dueAgain = lockedUntil.toEpochMilli() + settings.lookahead().toMillis() + LOCK_END_MARGIN_MILLIS;
+      leases.renew(Map.of(key, leaseScore), dueAgain);
       LOG.debug("key '{}' is locked by another refresh until {}; due again then", key, lockedUntil);
     } catch (CacheUnavailableException e) {
       LOG.debug("key '{}' locked; could not move it to its lock's end ({}); its claim lease brings it back", key, e.getMessage());

@@ -156,8 +156,9 @@ class RefreshDispatcherClaimsTest {
     start(TestRefreshers.inMemory(SETTINGS, registration -> "value", key -> {}, heldElsewhere));
 
     // The claim's lease score is at least startedAt + claimLease (3 s); the lock ends 0.7 s after the
-    // refresh tried it, which is within the first second here.
-    double latestLockEnd = startedAt + 1_000 + lockHeldMillis + 100;
+    // refresh tried it, which is within the first second here; the key is due a lookahead (0.1 s)
+    // after that.
+    double latestLockEnd = startedAt + 1_000 + lockHeldMillis + DISPATCH.lookahead().toMillis() + 100;
     await()
         .atMost(Duration.ofSeconds(5))
         .untilAsserted(
