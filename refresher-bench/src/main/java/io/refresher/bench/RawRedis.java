@@ -1,63 +1,34 @@
 package io.refresher.bench;
 
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.EOFException;
+import io.refresher.embedded.RespConnection;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A minimal RESP2 connection to the run's Redis on loopback, for the commands the memory phase
- * sends that Redisson has no call for ({@code MEMORY USAGE ... SAMPLES 0}, {@code SCAN}, {@code INFO
- * memory} as text) and pipelined ({@link #pipeline}) so that a sample of a thousand keys is one
- * round trip.
- *
- * <p>Replies: simple and bulk strings as {@code String}, integers as {@code Long}, nil as {@code
- * null}, arrays as {@code List<Object>}; an error reply throws.
+ * The memory phase's commands that Redisson has no call for ({@code MEMORY USAGE ... SAMPLES 0},
+ * {@code SCAN}, {@code INFO memory} as text), on a plain RESP connection to one database of the
+ * run's Redis, pipelined so that a sample of a thousand keys is one round trip.
  */
 final class RawRedis implements AutoCloseable {
 
-  private final Socket socket;
-  private final InputStream in;
-  private final OutputStream out;
+  private final RespConnection connection;
 
   RawRedis(int port, int database) throws IOException {
-    socket = new Socket();
-    socket.setTcpNoDelay(true);
-    socket.setSoTimeout(60_000);
-    socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-    in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
-    out = socket.getOutputStream();
+    connection = RespConnection.open(port, Duration.ofSeconds(60));
     call("SELECT", Integer.toString(database));
   }
 
   Object call(String... args) throws IOException {
-    out.write(encode(args));
-    out.flush();
-    return read();
+    return connection.call(args);
   }
 
   /** Sends every command, then reads every reply (in order). */
   List<Object> pipeline(List<String[]> commands) throws IOException {
-    ByteArrayOutputStream all = new ByteArrayOutputStream();
-    for (String[] command : commands) {
-      all.writeBytes(encode(command));
-    }
-    out.write(all.toByteArray());
-    out.flush();
-    List<Object> replies = new ArrayList<>(commands.size());
-    for (int i = 0; i < commands.size(); i++) {
-      replies.add(read());
-    }
-    return replies;
+    return connection.pipeline(commands);
   }
 
   long number(String... args) throws IOException {
@@ -114,70 +85,8 @@ final class RawRedis implements AutoCloseable {
     return bytes;
   }
 
-  private static byte[] encode(String[] args) {
-    ByteArrayOutputStream command = new ByteArrayOutputStream();
-    command.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-    for (String arg : args) {
-      byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
-      command.writeBytes(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-      command.writeBytes(bytes);
-      command.writeBytes(new byte[] {'\r', '\n'});
-    }
-    return command.toByteArray();
-  }
-
-  private Object read() throws IOException {
-    int type = in.read();
-    if (type < 0) {
-      throw new EOFException("Redis closed the connection");
-    }
-    String line = line();
-    switch (type) {
-      case '+':
-        return line;
-      case '-':
-        throw new IOException("Redis: " + line);
-      case ':':
-        return Long.parseLong(line);
-      case '$': {
-        int length = Integer.parseInt(line);
-        if (length < 0) {
-          return null;
-        }
-        byte[] bytes = in.readNBytes(length + 2);
-        return new String(bytes, 0, length, StandardCharsets.UTF_8);
-      }
-      case '*': {
-        int count = Integer.parseInt(line);
-        if (count < 0) {
-          return null;
-        }
-        List<Object> items = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-          items.add(read());
-        }
-        return items;
-      }
-      default:
-        throw new IOException("unexpected RESP type " + (char) type);
-    }
-  }
-
-  private String line() throws IOException {
-    StringBuilder line = new StringBuilder();
-    int c;
-    while ((c = in.read()) != '\r') {
-      if (c < 0) {
-        throw new EOFException("Redis closed the connection");
-      }
-      line.append((char) c);
-    }
-    in.read(); // '\n'
-    return line.toString();
-  }
-
   @Override
   public void close() throws IOException {
-    socket.close();
+    connection.close();
   }
 }

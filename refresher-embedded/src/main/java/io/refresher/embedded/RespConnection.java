@@ -15,16 +15,17 @@ import java.util.List;
 
 /**
  * A minimal RESP2 connection to a Redis on loopback: enough for the few administrative commands
- * {@link EmbeddedRedis} sends itself (this module has no Redis client) and for its tests.
+ * {@link EmbeddedRedis} sends itself (this module has no Redis client), its tests, and the
+ * benchmark's commands that Redisson has no call for ({@code MEMORY USAGE ... SAMPLES 0}).
  *
  * <p>Replies: simple and bulk strings as {@code String}, integers as {@code Long}, nil as {@code
  * null}, arrays as {@code List<Object>}; an error reply is thrown as {@link ErrorReply}. A read
  * that waits longer than the timeout throws {@link java.net.SocketTimeoutException}.
  */
-final class RespConnection implements AutoCloseable {
+public final class RespConnection implements AutoCloseable {
 
   /** An error reply ({@code -ERR ...}) from the server. */
-  static final class ErrorReply extends IOException {
+  public static final class ErrorReply extends IOException {
     private static final long serialVersionUID = 1L;
 
     ErrorReply(String message) {
@@ -43,7 +44,7 @@ final class RespConnection implements AutoCloseable {
   }
 
   /** Connects to {@code 127.0.0.1:port}; connecting and every read wait at most {@code timeout}. */
-  static RespConnection open(int port, Duration timeout) throws IOException {
+  public static RespConnection open(int port, Duration timeout) throws IOException {
     Socket socket = new Socket();
     try {
       socket.setTcpNoDelay(true);
@@ -57,13 +58,33 @@ final class RespConnection implements AutoCloseable {
   }
 
   /** Sends one command and reads its reply. */
-  Object call(String... args) throws IOException {
+  public Object call(String... args) throws IOException {
     send(args);
     return read();
   }
 
+  /** Sends every command, then reads every reply, in order: one round trip for all of them. */
+  public List<Object> pipeline(List<String[]> commands) throws IOException {
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    for (String[] command : commands) {
+      all.writeBytes(encode(command));
+    }
+    out.write(all.toByteArray());
+    out.flush();
+    List<Object> replies = new ArrayList<>(commands.size());
+    for (int i = 0; i < commands.size(); i++) {
+      replies.add(read());
+    }
+    return replies;
+  }
+
   /** Sends one command without reading its reply. */
-  void send(String... args) throws IOException {
+  public void send(String... args) throws IOException {
+    out.write(encode(args));
+    out.flush();
+  }
+
+  private static byte[] encode(String[] args) {
     ByteArrayOutputStream command = new ByteArrayOutputStream();
     command.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
     for (String arg : args) {
@@ -72,12 +93,11 @@ final class RespConnection implements AutoCloseable {
       command.writeBytes(bytes);
       command.writeBytes(new byte[] {'\r', '\n'});
     }
-    out.write(command.toByteArray());
-    out.flush();
+    return command.toByteArray();
   }
 
   /** Reads the next reply; {@link EOFException} if the server closed the connection. */
-  Object read() throws IOException {
+  public Object read() throws IOException {
     int type = in.read();
     if (type < 0) {
       throw new EOFException("Redis closed the connection");

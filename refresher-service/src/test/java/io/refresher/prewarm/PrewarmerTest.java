@@ -99,7 +99,9 @@ class PrewarmerTest {
 
     prewarmer.onDataLoss(7);
 
-    await().atMost(Duration.ofSeconds(10)).until(() -> redis.earliest.containsKey("hot:a"));
+    // The refill writes the due index, then counts the run: wait for both (the count came a moment
+    // after the write and a clean-clone run read 0 in between).
+    await().atMost(Duration.ofSeconds(10)).until(() -> redis.earliest.containsKey("hot:a") && prewarmer.runs() > 0);
     assertThat(redis.hotSetWrites.get()).isEqualTo(3);
     assertThat(prewarmer.status().state()).isEqualTo(PrewarmStatus.RUNNING);
     assertThat(prewarmer.status().total()).isEqualTo(1);
