@@ -95,6 +95,8 @@ class ReplicaProcessesIT {
     database.queryLong("SELECT count(*) FROM (SELECT pg_stat_statements_reset()) reset");
     database.execute(
         "DO $$ BEGIN FOR i IN 0.." + (KEYS - 1) + " LOOP EXECUTE format('CREATE TABLE replica_marker_%s ()', i); END LOOP; END $$",
+        "CREATE TABLE replica_slow (name text NOT NULL, since timestamptz NOT NULL)",
+        "INSERT INTO replica_slow VALUES ('', now())",
         """
         CREATE FUNCTION replica_run(id bigint) RETURNS text LANGUAGE plpgsql VOLATILE AS $fn$
         DECLARE
@@ -102,7 +104,12 @@ class ReplicaProcessesIT {
           computed text;
           runs bigint;
         BEGIN
-          PERFORM pg_sleep(0.05);
+          -- The replica a test is about to stop takes longer, so that the signal lands mid-refresh.
+          IF current_setting('application_name') = (SELECT name FROM replica_slow) THEN
+            PERFORM pg_sleep(0.6);
+          ELSE
+            PERFORM pg_sleep(0.05);
+          END IF;
           computed := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint::text;
           EXECUTE marker;
           SELECT sum(calls) INTO runs FROM pg_stat_statements
@@ -145,6 +152,7 @@ class ReplicaProcessesIT {
 
   @BeforeEach
   void allReplicasRunning() {
+    sourceFastAgain(); // should a scenario have failed before it did
     for (ServiceProcess replica : replicas) {
       if (!replica.isAlive()) {
         replica.start();
@@ -187,6 +195,7 @@ class ReplicaProcessesIT {
     awaitSourceQueryRunningOn(frozen);
     long frozenAt = System.currentTimeMillis();
     frozen.freeze();
+    sourceFastAgain();
     try {
       holdNoneAbsent("frozen for longer than the lock and claim leases", LOCK_LEASE.plus(CLAIM_LEASE).plusSeconds(1));
     } finally {
@@ -250,6 +259,7 @@ class ReplicaProcessesIT {
     awaitSourceQueryRunningOn(victim);
     long killedAt = System.currentTimeMillis();
     victim.kill();
+    sourceFastAgain();
 
     holdNoneAbsent("two cycles after the kill", Duration.ofMillis(2 * PERIOD_MILLIS));
 
@@ -369,17 +379,28 @@ class ReplicaProcessesIT {
     }
   }
 
-  /** Waits until the replica's session is running the source (so the fault lands mid-refresh). */
+  /**
+   * Makes the replica's source runs slow (0.6 s) and waits until one of them is running, so that
+   * a signal sent now lands mid-refresh: the replica holds that key's lock, and its value is
+   * computed but not yet written. (At the usual 50 ms, starting {@code kill} on a busy machine can
+   * take longer than the run.) Call {@link #sourceFastAgain()} once the signal is sent.
+   */
   private static void awaitSourceQueryRunningOn(ServiceProcess replica) {
-    await(replica.name() + " is running a source query")
+    database.execute("UPDATE replica_slow SET name = '" + replica.name() + "', since = clock_timestamp()");
+    await(replica.name() + " is running a slow source query")
         .atMost(Duration.ofSeconds(30))
-        .pollInterval(Duration.ofMillis(5))
+        .pollInterval(Duration.ofMillis(10))
         .until(
             () ->
                 database.queryLong(
                         "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND application_name = '"
-                            + replica.name() + "' AND query LIKE '%replica_run%'")
+                            + replica.name() + "' AND query LIKE '%replica_run%'"
+                            + " AND query_start >= (SELECT since FROM replica_slow)")
                     > 0);
+  }
+
+  private static void sourceFastAgain() {
+    database.execute("UPDATE replica_slow SET name = ''");
   }
 
   private static Map<String, Double> refreshedByReplica() {
