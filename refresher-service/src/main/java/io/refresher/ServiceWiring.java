@@ -82,6 +82,11 @@ import io.refresher.scheduling.ReconcileDueIndexJob;
 import io.refresher.scheduling.SampleAccessJob;
 import io.refresher.scheduling.SnapshotPopularityJob;
 import io.refresher.jdbc.JdbcValueLoader;
+import io.refresher.http.HttpEndpointSettings;
+import io.refresher.http.HttpEndpoints;
+import io.refresher.http.HttpValueLoader;
+import io.refresher.refresh.RoutedValueLoader;
+import io.refresher.refresh.ValueLoader;
 import io.refresher.source.SourceCatalog;
 import io.refresher.source.SourceDefinition;
 import java.time.Duration;
@@ -270,6 +275,7 @@ public final class ServiceWiring {
     Map<String, Integer> queriesPerSecond = new LinkedHashMap<>();
     queriesPerSecond.put(SourceFactory.DEFAULT_DATASOURCE, config.getDatabase().getMaxQueriesPerSecond());
     config.getDatasources().forEach((name, datasource) -> queriesPerSecond.put(name, datasource.getMaxQueriesPerSecond()));
+    config.getHttpEndpoints().forEach((name, endpoint) -> queriesPerSecond.put(name, endpoint.getMaxQueriesPerSecond()));
     Prewarmer prewarmer =
         new Prewarmer(
             new JdbiPopularityArchive(registryJdbi),
@@ -306,6 +312,7 @@ public final class ServiceWiring {
     List<LoadBound> loadBounds = new ArrayList<>();
     loadBounds.add(config.getDatabase().loadBound(SourceFactory.DEFAULT_DATASOURCE));
     config.getDatasources().forEach((name, datasource) -> loadBounds.add(datasource.loadBound(name)));
+    config.getHttpEndpoints().forEach((name, endpoint) -> loadBounds.add(endpoint.loadBound(name)));
     SourceLoadMetrics loadMetrics = new SourceLoadMetrics(environment.metrics());
     RedisSourceLoad sourceLoad =
         new RedisSourceLoad(
@@ -326,7 +333,7 @@ public final class ServiceWiring {
 
     Refresher refresher =
         new Refresher(
-            new JdbcValueLoader(catalog, sourceDatasources, json, refreshSettings.maxValueBytes()),
+            valueLoader(config, environment, catalog, sourceDatasources, json, refreshSettings.maxValueBytes()),
             sourceShares,
             cacheStore,
             new RedisKeyLocks(redisson, reachability, cluster),
@@ -529,6 +536,28 @@ public final class ServiceWiring {
           sources.forEach(source -> slots.put(source, each));
         });
     return slots;
+  }
+
+  /** SQL sources on JDBC, HTTP sources through their endpoints' clients (closed at stop). */
+  private static ValueLoader valueLoader(
+      RefresherConfiguration config,
+      Environment environment,
+      SourceCatalog catalog,
+      Map<String, DataSource> datasources,
+      ObjectMapper json,
+      long maxValueBytes) {
+    ValueLoader sql = new JdbcValueLoader(catalog, datasources, json, maxValueBytes);
+    if (config.getHttpEndpoints().isEmpty()) {
+      return sql;
+    }
+    Map<String, HttpEndpointSettings> settings = new LinkedHashMap<>();
+    config.getHttpEndpoints().forEach((name, endpoint) -> settings.put(name, endpoint.settings(name)));
+    HttpEndpoints endpoints = HttpEndpoints.create(settings, environment.metrics());
+    environment.lifecycle().manage(closing(endpoints::close));
+    ValueLoader http = new HttpValueLoader(catalog, endpoints, json, maxValueBytes);
+    Map<String, ValueLoader> httpSources = new LinkedHashMap<>();
+    catalog.all().stream().filter(SourceDefinition::isHttp).forEach(source -> httpSources.put(source.name(), http));
+    return new RoutedValueLoader(httpSources, sql);
   }
 
   private static final long TEMPLATE_RELOAD_MILLIS = 2000;

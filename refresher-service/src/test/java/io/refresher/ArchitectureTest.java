@@ -25,6 +25,8 @@ class ArchitectureTest {
     "com.zaxxer..",
     "java.sql..",
     "org.jdbi..",
+    "org.postgresql..",
+    "org.apache.hc..",
     "com.codahale.metrics.."
   };
 
@@ -126,7 +128,8 @@ class ArchitectureTest {
             .dependOnClassesThat()
             .resideInAnyPackage(
                 "io.refresher.cache..", "io.refresher.persistence..", "io.refresher.scheduling..", "io.refresher.api..",
-                "io.refresher.health..", "io.refresher.config..", "io.refresher.jdbc..")
+                "io.refresher.health..", "io.refresher.config..", "io.refresher.jdbc..", "io.refresher.http..",
+                "io.refresher.changes..")
             .because("the domain talks to its adapters through ports it owns");
 
     rule.check(classes);

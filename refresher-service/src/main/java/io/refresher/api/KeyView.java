@@ -48,6 +48,9 @@ public record KeyView(
       String lastError,
       Instant lastErrorAt,
       int consecutiveFailures,
+      @Schema(description = "refreshed: the last refresh computed the value; revalidated: the source said it still holds and its TTL was extended", allowableValues = {"refreshed", "revalidated"})
+          String lastRefreshOutcome,
+      Instant lastRevalidatedAt,
       String statusError) {}
 
   /** The key's place in the hot set: its access rate (reads/s) and when it was last above the threshold. */
@@ -86,6 +89,8 @@ public record KeyView(
             state != null ? state.lastError() : null,
             state != null ? state.lastErrorAt() : null,
             state != null ? state.consecutiveFailures() : 0,
+            state == null || state.computedAt() == null ? null : state.revalidatedAt() != null ? "revalidated" : "refreshed",
+            state != null ? state.revalidatedAt() : null,
             null);
     return withStatus(registration, status);
   }
@@ -93,7 +98,7 @@ public record KeyView(
   static KeyView unavailable(Registration registration, String why) {
     return withStatus(
         registration,
-        new Status(false, null, null, null, null, null, null, null, null, null, null, null, null, null, 0, why));
+        new Status(false, null, null, null, null, null, null, null, null, null, null, null, null, null, 0, null, null, why));
   }
 
   private static KeyView withStatus(Registration registration, Status status) {

@@ -4,7 +4,10 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import io.refresher.refresh.RefreshOutcome;
 import java.time.Instant;
 
-/** A refresh outcome as JSON: {@code outcome} is refreshed, skipped or failed. */
+/**
+ * A refresh outcome as JSON: {@code outcome} is refreshed, revalidated (the source said the value
+ * still holds; {@code computedAt} is then the revalidation's time), skipped or failed.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record OutcomeView(
     String outcome,
@@ -24,6 +27,11 @@ public record OutcomeView(
     if (outcome instanceof RefreshOutcome.Refreshed r) {
       return new OutcomeView(
           r.name(), null, r.computedAt(), r.computeDuration().toMillis(), r.expiresAt(), r.nextRefreshAt(),
+          r.ttr().toMillis(), r.fence().toString(), null, null, null, null);
+    }
+    if (outcome instanceof RefreshOutcome.Revalidated r) {
+      return new OutcomeView(
+          r.name(), null, r.revalidatedAt(), r.checkDuration().toMillis(), r.expiresAt(), r.nextRefreshAt(),
           r.ttr().toMillis(), r.fence().toString(), null, null, null, null);
     }
     if (outcome instanceof RefreshOutcome.Skipped s) {

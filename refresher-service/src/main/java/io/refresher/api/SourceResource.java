@@ -8,6 +8,7 @@ import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
@@ -28,8 +29,23 @@ public final class SourceResource {
     this.catalog = catalog;
   }
 
-  /** One source as JSON. */
-  public record SourceView(String name, String datasource, Map<String, String> params, String result, String timeout) {}
+  /**
+   * One source as JSON: a SQL source names its {@code datasource}, an HTTP source its {@code
+   * endpoint} (never its headers, which may hold tokens). {@code revalidates}: the source can say
+   * "unchanged" more cheaply than computing (a version query, or HTTP validators); {@code
+   * changesChannel}: the PostgreSQL channel whose notifications refresh its keys.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record SourceView(
+      String name,
+      String kind,
+      String datasource,
+      String endpoint,
+      Map<String, String> params,
+      String result,
+      String timeout,
+      boolean revalidates,
+      String changesChannel) {}
 
   /** Every configured source. */
   public record SourceList(List<SourceView> sources) {}
@@ -48,7 +64,15 @@ public final class SourceResource {
                   Map<String, String> params = new LinkedHashMap<>();
                   source.params().forEach((name, type) -> params.put(name, type.jsonName()));
                   return new SourceView(
-                      source.name(), source.datasource(), params, source.result().jsonName(), source.timeout().toString());
+                      source.name(),
+                      source.isHttp() ? "http" : "sql",
+                      source.isHttp() ? null : source.datasource(),
+                      source.isHttp() ? source.datasource() : null,
+                      params,
+                      source.isHttp() ? (source.http().pointer() == null ? "body" : "pointer " + source.http().pointer()) : source.result().jsonName(),
+                      source.timeout().toString(),
+                      source.isHttp() || source.versionSql() != null,
+                      source.changes() == null ? null : source.changes().channel());
                 })
             .toList();
     return new SourceList(sources);

@@ -39,10 +39,18 @@ public final class RedisCacheStore implements CacheStore {
    * The write of a batch of keys ({@link BatchedScript}). KEYS per item: value, meta, lock token
    * counter, lock. ARGV per item: value, physical TTL ms, epoch, token, computedAt, delta,
    * expiresAt, history size, generation, counter margin ms, lock owner (empty: no lock to
-   * release). Answers per item {status, failures the write cleared, recent compute durations},
-   * status 1 written, 0 a newer fence is stored, 2 refused and the token counter repaired, 3 the
-   * registration was deleted. The recent durations ride along in the same hash (comma-separated,
-   * oldest first), so the adaptive TTR needs no extra round trip.
+   * release), mode ({@code w} write, {@code x} extend), validator (empty: none). Answers per item
+   * {status, failures the write cleared, recent compute durations}, status 1 written, 0 a newer
+   * fence is stored, 2 refused and the token counter repaired, 3 the registration was deleted, 4
+   * nothing to extend. The recent durations ride along in the same hash (comma-separated, oldest
+   * first), so the adaptive TTR needs no extra round trip.
+   *
+   * <p>Extend (a revalidation: the source said the value still holds) passes the same checks, then
+   * only moves the value's TTL, the fence, {@code expiresAt} and {@code revalidatedAt} (computedAt
+   * is then the revalidation's time): the value, its size, compute durations and validator stay.
+   * With no value to extend it changes nothing and keeps the lock (status 4), so the caller can
+   * compute the value under it. A write stores the validator it was computed with, or removes the
+   * old one.
    *
    * <p>The metadata is updated in place (not deleted and written again): the fields of a failure
    * streak this write ends are removed, the generation and tombstone are kept or cleared as
@@ -93,16 +101,33 @@ public final class RedisCacheStore implements CacheStore {
             return 0, 0, ''
           end
         end
-        local samples = {}
-        if stored[4] then
-          for sample in string.gmatch(stored[4], '[^,]+') do samples[#samples + 1] = sample end
+        local recent
+        if ARGV[a + 12] == 'x' then
+          if redis.call('EXISTS', value) == 0 then
+            return 4, 0, ''
+          end
+          recent = stored[4] or ''
+          redis.call('PEXPIRE', value, ttl)
+          redis.call('HSET', meta, 'epoch', ARGV[a + 3], 'token', ARGV[a + 4], 'expiresAt', ARGV[a + 7],
+            'revalidatedAt', ARGV[a + 5])
+        else
+          local samples = {}
+          if stored[4] then
+            for sample in string.gmatch(stored[4], '[^,]+') do samples[#samples + 1] = sample end
+          end
+          samples[#samples + 1] = ARGV[a + 6]
+          local keep = tonumber(ARGV[a + 8])
+          recent = table.concat(samples, ',', math.max(1, #samples - keep + 1), #samples)
+          redis.call('SET', value, ARGV[a + 1], 'PX', ttl)
+          redis.call('HSET', meta, 'epoch', ARGV[a + 3], 'token', ARGV[a + 4], 'computedAt', ARGV[a + 5],
+            'delta', ARGV[a + 6], 'expiresAt', ARGV[a + 7], 'size', string.len(ARGV[a + 1]), 'recent', recent)
+          if ARGV[a + 13] ~= '' then
+            redis.call('HSET', meta, 'validator', ARGV[a + 13])
+            redis.call('HDEL', meta, 'revalidatedAt')
+          else
+            redis.call('HDEL', meta, 'revalidatedAt', 'validator')
+          end
         end
-        samples[#samples + 1] = ARGV[a + 6]
-        local keep = tonumber(ARGV[a + 8])
-        local recent = table.concat(samples, ',', math.max(1, #samples - keep + 1), #samples)
-        redis.call('SET', value, ARGV[a + 1], 'PX', ttl)
-        redis.call('HSET', meta, 'epoch', ARGV[a + 3], 'token', ARGV[a + 4], 'computedAt', ARGV[a + 5],
-          'delta', ARGV[a + 6], 'expiresAt', ARGV[a + 7], 'size', string.len(ARGV[a + 1]), 'recent', recent)
         if stored[3] then
           redis.call('HDEL', meta, 'failures', 'errorKind', 'error', 'errorAt')
         end
@@ -121,10 +146,10 @@ public final class RedisCacheStore implements CacheStore {
       local out = {}
       for i = 0, #KEYS / 4 - 1 do
         local k = i * 4
-        local a = i * 11
+        local a = i * 13
         local status, cleared, recent = write(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], a)
         local owner = ARGV[a + 11]
-        if owner ~= '' and redis.call('HEXISTS', KEYS[k + 4], owner) == 1 then
+        if owner ~= '' and status ~= 4 and redis.call('HEXISTS', KEYS[k + 4], owner) == 1 then
           redis.call('DEL', KEYS[k + 4])
         end
         out[#out + 1] = status
@@ -258,11 +283,90 @@ public final class RedisCacheStore implements CacheStore {
             generation,
             meta,
             physicalTtl.toMillis(),
-            history);
+            history,
+            false);
     try {
       return writes.call(write);
     } catch (RedisException e) {
       throw unavailable("write of key '" + key + "'", e);
+    }
+  }
+
+  @Override
+  public WriteResult extend(
+      String key,
+      Fence fence,
+      long generation,
+      Instant revalidatedAt,
+      Instant expiresAt,
+      Duration physicalTtl,
+      KeyLocks.HeldLock lock) {
+    reachability.require("RedisCacheStore.extend");
+    String lockName = CacheKeys.lockName(key);
+    String owner = "";
+    if (lock instanceof RedisKeyLocks.Held held) {
+      lockName = held.lockName();
+      owner = held.owner();
+    }
+    Write extension =
+        new Write(
+            key,
+            lockName,
+            owner,
+            "",
+            fence,
+            generation,
+            new ValueMeta(revalidatedAt, Duration.ZERO, expiresAt),
+            physicalTtl.toMillis(),
+            0,
+            true);
+    WriteResult result;
+    try {
+      result = writes.call(extension);
+    } catch (RedisException e) {
+      throw unavailable("revalidation of key '" + key + "'", e);
+    }
+    if (result.status() != WriteStatus.VALUE_GONE && lock instanceof RedisKeyLocks.Held held) {
+      held.releasedByScript();
+    }
+    return result;
+  }
+
+  /** KEYS: value, meta. The validator stored with the value, or nil without a value. */
+  static final String VALIDATOR =
+      """
+      if redis.call('EXISTS', KEYS[1]) == 0 then
+        return false
+      end
+      return redis.call('HGET', KEYS[2], 'validator')
+      """;
+
+  @Override
+  public Optional<String> validator(String key) {
+    reachability.require("RedisCacheStore.validator");
+    try {
+      String validator =
+          redisson
+              .getScript(StringCodec.INSTANCE)
+              .eval(
+                  key,
+                  RScript.Mode.READ_ONLY,
+                  VALIDATOR,
+                  RScript.ReturnType.VALUE,
+                  List.<Object>of(key, CacheKeys.metaKey(key)));
+      return Optional.ofNullable(validator);
+    } catch (RedisException e) {
+      throw unavailable("validator of key '" + key + "'", e);
+    }
+  }
+
+  @Override
+  public void evictValue(String key) {
+    reachability.require("RedisCacheStore.evictValue");
+    try {
+      redisson.getBucket(key, StringCodec.INSTANCE).delete();
+    } catch (RedisException e) {
+      throw unavailable("eviction of key '" + key + "'", e);
     }
   }
 
@@ -285,7 +389,8 @@ public final class RedisCacheStore implements CacheStore {
       long generation,
       ValueMeta meta,
       long physicalTtlMillis,
-      int history) {}
+      int history,
+      boolean extend) {}
 
   private static final class WriteShape implements BatchedScript.Shape<Write, WriteResult> {
     @Override
@@ -314,6 +419,9 @@ public final class RedisCacheStore implements CacheStore {
       into.add(Long.toString(item.generation()));
       into.add(Long.toString(COUNTER_MARGIN_MILLIS));
       into.add(item.owner());
+      into.add(item.extend() ? "x" : "w");
+      String validator = item.meta().validator();
+      into.add(validator == null ? "" : validator);
     }
 
     @Override
@@ -397,7 +505,8 @@ public final class RedisCacheStore implements CacheStore {
               meta.get("errorKind"),
               instant(meta.get("errorAt")),
               meta.containsKey("failures") ? Integer.parseInt(meta.get("failures")) : 0,
-              durations(meta.get(MetaFields.RECENT))));
+              durations(meta.get(MetaFields.RECENT)),
+              instant(meta.get(MetaFields.REVALIDATED_AT))));
     } catch (RedisException e) {
       throw unavailable("status of key '" + key + "'", e);
     } catch (CompletionException e) {
@@ -431,6 +540,7 @@ public final class RedisCacheStore implements CacheStore {
       case 1 -> WriteStatus.WRITTEN;
       case 2 -> WriteStatus.COUNTER_REPAIRED;
       case 3 -> WriteStatus.REGISTRATION_GONE;
+      case 4 -> WriteStatus.VALUE_GONE;
       default -> WriteStatus.NEWER_STORED;
     };
   }

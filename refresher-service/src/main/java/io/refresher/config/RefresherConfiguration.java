@@ -17,7 +17,11 @@ public class RefresherConfiguration extends Configuration {
 
   @Valid @NotNull private Map<String, DatabaseFactory> datasources = new LinkedHashMap<>();
 
+  @Valid @NotNull private Map<String, HttpEndpointFactory> httpEndpoints = new LinkedHashMap<>();
+
   @Valid @NotNull private Map<String, SourceFactory> sources = new LinkedHashMap<>();
+
+  @Valid @NotNull private ChangesFactory changes = new ChangesFactory();
 
   @Valid @NotNull private RefreshFactory refresh = new RefreshFactory();
 
@@ -46,6 +50,28 @@ public class RefresherConfiguration extends Configuration {
   @JsonProperty
   public void setDatabase(RegistryDatabaseFactory database) {
     this.database = database;
+  }
+
+  /** Named HTTP endpoints that HTTP sources send their requests to. */
+  @JsonProperty
+  public Map<String, HttpEndpointFactory> getHttpEndpoints() {
+    return httpEndpoints;
+  }
+
+  @JsonProperty
+  public void setHttpEndpoints(Map<String, HttpEndpointFactory> httpEndpoints) {
+    this.httpEndpoints = httpEndpoints;
+  }
+
+  /** How notifications of changed data (sources' {@code changes:}) are handled. */
+  @JsonProperty
+  public ChangesFactory getChanges() {
+    return changes;
+  }
+
+  @JsonProperty
+  public void setChanges(ChangesFactory changes) {
+    this.changes = changes;
   }
 
   /** Extra named datasources that sources may read from. */

@@ -7,14 +7,16 @@ import io.dropwizard.validation.MinDuration;
 import io.refresher.source.ParamType;
 import io.refresher.source.ResultShape;
 import io.refresher.source.SourceDefinition;
-import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One source in {@code config.yml}: a parameterised query with named parameters ({@code :id}).
+ * One source in {@code config.yml}: a parameterised query with named parameters ({@code :id}), or
+ * an HTTP request ({@code http:}, see {@link HttpSourceFactory}). Exactly one of {@code sql} and
+ * {@code http} is set.
  *
  * <pre>
  * sources:
@@ -24,15 +26,24 @@ import java.util.concurrent.TimeUnit;
  *     params: { id: long }       # string | long | double | boolean
  *     result: row                # rows | row | scalar
  *     timeout: 2s
+ *     versionSql: SELECT updated_at FROM product WHERE id = :id   # optional: cheap revalidation
+ *     changes: { channel: product_changed, payload: key }      # optional: refresh on NOTIFY
  * </pre>
  */
 public class SourceFactory {
 
   public static final String DEFAULT_DATASOURCE = "default";
 
-  @NotBlank private String datasource = DEFAULT_DATASOURCE;
+  /** A SQL source's datasource; null means {@value #DEFAULT_DATASOURCE}. An HTTP source has none. */
+  private String datasource;
 
-  @NotBlank private String sql;
+  private String sql;
+
+  @Valid private HttpSourceFactory http;
+
+  private String versionSql;
+
+  @Valid private ChangeFeedFactory changes;
 
   @NotNull private Map<String, ParamType> params = new LinkedHashMap<>();
 
@@ -93,7 +104,55 @@ public class SourceFactory {
     this.timeout = timeout;
   }
 
+  @JsonProperty
+  public HttpSourceFactory getHttp() {
+    return http;
+  }
+
+  @JsonProperty
+  public void setHttp(HttpSourceFactory http) {
+    this.http = http;
+  }
+
+  @JsonProperty
+  public String getVersionSql() {
+    return versionSql;
+  }
+
+  @JsonProperty
+  public void setVersionSql(String versionSql) {
+    this.versionSql = versionSql;
+  }
+
+  @JsonProperty
+  public ChangeFeedFactory getChanges() {
+    return changes;
+  }
+
+  @JsonProperty
+  public void setChanges(ChangeFeedFactory changes) {
+    this.changes = changes;
+  }
+
+  /** The datasource a SQL source runs on: {@code default} unless named. */
+  public String effectiveDatasource() {
+    return datasource == null ? DEFAULT_DATASOURCE : datasource;
+  }
+
   public SourceDefinition build(String name) {
-    return new SourceDefinition(name, datasource, sql, params, result, timeout.toJavaDuration());
+    if (http != null) {
+      return new SourceDefinition(
+          name, http.getEndpoint(), null, params, result, timeout.toJavaDuration(), http.build(), null, null);
+    }
+    return new SourceDefinition(
+        name,
+        effectiveDatasource(),
+        sql,
+        params,
+        result,
+        timeout.toJavaDuration(),
+        null,
+        versionSql == null || versionSql.isBlank() ? null : versionSql,
+        changes == null ? null : changes.build());
   }
 }

@@ -24,6 +24,14 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
     if (config.getDatasources().containsKey(SourceFactory.DEFAULT_DATASOURCE)) {
       valid = violation(context, "datasources.default", "is reserved for the service's own database (database:)");
     }
+    Map<String, HttpEndpointFactory> endpoints =
+        config.getHttpEndpoints() == null ? Map.of() : config.getHttpEndpoints();
+    for (String endpoint : endpoints.keySet()) {
+      if (SourceFactory.DEFAULT_DATASOURCE.equals(endpoint) || config.getDatasources().containsKey(endpoint)) {
+        // one namespace: the load bound of each is kept under its name
+        valid = violation(context, "httpEndpoints." + endpoint, "must not share its name with a datasource");
+      }
+    }
     ColonPrefixSqlParser parser = new ColonPrefixSqlParser();
     for (Map.Entry<String, SourceFactory> entry : config.getSources().entrySet()) {
       String path = "sources." + entry.getKey();
@@ -32,6 +40,18 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
         valid = violation(context, path, "name must match [a-z0-9][a-z0-9._-]{0,63}");
       }
       if (source == null) {
+        continue;
+      }
+      if ((source.getSql() == null) == (source.getHttp() == null)) {
+        valid = violation(context, path, "must have exactly one of sql (a query) and http (a request)");
+        continue;
+      }
+      if (source.getHttp() != null) {
+        valid &= validHttpSource(context, path, source, endpoints);
+        continue;
+      }
+      if (source.getSql().isBlank()) {
+        valid = violation(context, path + ".sql", "must not be blank");
         continue;
       }
       String datasource = source.getDatasource();
@@ -76,6 +96,49 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
                 context,
                 path + ".params",
                 "must declare exactly the parameters the sql uses: sql uses " + used + ", params declares " + declared);
+      }
+      if (source.getVersionSql() != null && !source.getVersionSql().isBlank()) {
+        ParsedParameters versionParameters = parser.parse(source.getVersionSql(), null).getParameters();
+        Set<String> versionUses = new TreeSet<>(versionParameters.getParameterNames());
+        if (versionParameters.isPositional() && versionParameters.getParameterCount() > 0) {
+          valid = violation(context, path + ".versionSql", "must use :named parameters, not ?");
+        } else if (!declared.containsAll(versionUses)) {
+          versionUses.removeAll(declared);
+          valid =
+              violation(
+                  context,
+                  path + ".versionSql",
+                  "may only use the source's own parameters " + declared + "; it also uses " + versionUses);
+        }
+      }
+      if (source.getChanges() != null && pool != null && pool.getUrl() != null
+          && !pool.getUrl().startsWith("jdbc:postgresql:")) {
+        valid = violation(context, path + ".changes", "needs a PostgreSQL datasource (LISTEN/NOTIFY)");
+      }
+    }
+    return valid;
+  }
+
+  private static boolean validHttpSource(
+      ConstraintValidatorContext context, String path, SourceFactory source, Map<String, HttpEndpointFactory> endpoints) {
+    boolean valid = true;
+    HttpSourceFactory http = source.getHttp();
+    if (source.getDatasource() != null) {
+      valid = violation(context, path + ".datasource", "must not be set on an HTTP source (it names http.endpoint)");
+    }
+    if (source.getVersionSql() != null) {
+      valid = violation(context, path + ".versionSql", "is for SQL sources; an HTTP source revalidates with ETag and Last-Modified");
+    }
+    if (source.getChanges() != null) {
+      valid = violation(context, path + ".changes", "is for SQL sources (PostgreSQL LISTEN/NOTIFY)");
+    }
+    if (http.getEndpoint() != null && !endpoints.containsKey(http.getEndpoint())) {
+      valid = violation(context, path + ".http.endpoint", "must be one of " + new TreeSet<>(endpoints.keySet()));
+    }
+    if (source.getParams() != null) {
+      for (HttpSourceValidation.Violation broken :
+          HttpSourceValidation.check(path + ".http", http, source.getParams().keySet())) {
+        valid = violation(context, broken.path(), broken.rule());
       }
     }
     return valid;

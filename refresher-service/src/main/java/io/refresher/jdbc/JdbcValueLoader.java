@@ -8,6 +8,7 @@ import io.refresher.source.ParamType;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.refresher.refresh.Loaded;
 import io.refresher.refresh.ValueLoader;
 import io.refresher.registry.Registration;
 import java.io.ByteArrayOutputStream;
@@ -57,6 +58,7 @@ public final class JdbcValueLoader implements ValueLoader {
   private final SourceCatalog catalog;
   private final Map<String, DataSource> datasources;
   private final Map<String, PreparedSource> prepared = new HashMap<>();
+  private final Map<String, PreparedSource> preparedVersions = new HashMap<>();
   private final JsonRowMapper rowMapper;
   private final ObjectMapper json;
   private final long maxValueBytes;
@@ -74,10 +76,89 @@ public final class JdbcValueLoader implements ValueLoader {
     this.rowMapper = new JsonRowMapper(json);
     ColonPrefixSqlParser parser = new ColonPrefixSqlParser();
     for (SourceDefinition source : catalog.all()) {
-      ParsedSql parsed = parser.parse(source.sql(), null);
-      prepared.put(
-          source.name(), new PreparedSource(parsed.getSql(), parsed.getParameters().getParameterNames()));
+      if (source.isHttp()) {
+        continue;
+      }
+      prepared.put(source.name(), prepare(parser, source.sql()));
+      if (source.versionSql() != null) {
+        preparedVersions.put(source.name(), prepare(parser, source.versionSql()));
+      }
     }
+  }
+
+  private static PreparedSource prepare(ColonPrefixSqlParser parser, String sql) {
+    ParsedSql parsed = parser.parse(sql, null);
+    return new PreparedSource(parsed.getSql(), parsed.getParameters().getParameterNames());
+  }
+
+  /** A SQL source with a version query can say whether its value changed. */
+  @Override
+  public boolean revalidates(Registration registration) {
+    return preparedVersions.containsKey(registration.source());
+  }
+
+  /**
+   * With a version query: runs it first (a scalar over some of the source's parameters, such as
+   * {@code SELECT max(updated_at) FROM product WHERE category = :category}); when its result equals
+   * the version stored with the value, the value still holds and the source query does not run.
+   * Otherwise the source query runs, and its value is stored with the version read before it: a
+   * change committed between the two reads shows as a new version at the next refresh, never as a
+   * missed one. A version query that returns no row or NULL says nothing: the value is computed.
+   */
+  @Override
+  public Loaded loadIfChanged(Registration registration, String validator) throws SourceException {
+    PreparedSource versionQuery = preparedVersions.get(registration.source());
+    if (versionQuery == null) {
+      return Loaded.value(load(registration));
+    }
+    SourceDefinition source = source(registration);
+    String version = version(source, versionQuery, registration);
+    String current = version == null ? null : VERSION_PREFIX + version;
+    if (current != null && current.equals(validator)) {
+      return new Loaded.Unchanged();
+    }
+    return new Loaded.Value(load(registration), current);
+  }
+
+  /** Marks a stored validator as a SQL version (an HTTP source's are ETags and dates). */
+  static final String VERSION_PREFIX = "version:";
+
+  private String version(SourceDefinition source, PreparedSource query, Registration registration)
+      throws SourceException {
+    Map<String, Object> bound = bindable(source, registration.params());
+    try (Connection connection = dataSource(source).getConnection();
+        PreparedStatement statement = connection.prepareStatement(query.sql())) {
+      for (int i = 0; i < query.parameterOrder().size(); i++) {
+        statement.setObject(i + 1, bound.get(query.parameterOrder().get(i)));
+      }
+      setTimeout(statement, source.timeout().toMillis());
+      statement.setMaxRows(1);
+      try (ResultSet rows = statement.executeQuery()) {
+        return rows.next() ? rowMapper.scalarText(rows) : null;
+      }
+    } catch (SQLException e) {
+      SourceException translated = translate(source, e);
+      throw new SourceException(translated.kind(), "version query of " + translated.getMessage(), e);
+    }
+  }
+
+  private SourceDefinition source(Registration registration) throws SourceException {
+    return catalog
+        .find(registration.source())
+        .orElseThrow(
+            () ->
+                new SourceException(
+                    SourceException.Kind.ERROR,
+                    "source '" + registration.source() + "' is no longer configured"));
+  }
+
+  private DataSource dataSource(SourceDefinition source) throws SourceException {
+    DataSource dataSource = datasources.get(source.datasource());
+    if (dataSource == null) {
+      throw new SourceException(
+          SourceException.Kind.ERROR, "datasource '" + source.datasource() + "' is not configured");
+    }
+    return dataSource;
   }
 
   /** A source's SQL with positional parameters, and the parameter name for each position. */
@@ -85,19 +166,8 @@ public final class JdbcValueLoader implements ValueLoader {
 
   @Override
   public String load(Registration registration) throws SourceException {
-    SourceDefinition source =
-        catalog
-            .find(registration.source())
-            .orElseThrow(
-                () ->
-                    new SourceException(
-                        SourceException.Kind.ERROR,
-                        "source '" + registration.source() + "' is no longer configured"));
-    DataSource dataSource = datasources.get(source.datasource());
-    if (dataSource == null) {
-      throw new SourceException(
-          SourceException.Kind.ERROR, "datasource '" + source.datasource() + "' is not configured");
-    }
+    SourceDefinition source = source(registration);
+    DataSource dataSource = dataSource(source);
     PreparedSource query = prepared.get(source.name());
     Map<String, Object> bound = bindable(source, registration.params());
     boolean streamed = source.result() == ResultShape.ROWS;

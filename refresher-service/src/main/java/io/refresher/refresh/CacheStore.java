@@ -24,7 +24,12 @@ public interface CacheStore {
      */
     COUNTER_REPAIRED,
     /** The registration this write was computed for was deleted (or replaced) meanwhile. */
-    REGISTRATION_GONE
+    REGISTRATION_GONE,
+    /**
+     * An extension ({@link #extend}) found no value to extend (it expired or was evicted): nothing
+     * was changed and the lock is still held, so the caller computes the value instead.
+     */
+    VALUE_GONE
   }
 
   /**
@@ -42,8 +47,16 @@ public interface CacheStore {
     }
   }
 
-  /** Metadata written beside a value; the client library reads it for early recomputation. */
-  record ValueMeta(Instant computedAt, Duration computeDuration, Instant expiresAt) {}
+  /**
+   * Metadata written beside a value; the client library reads it for early recomputation.
+   *
+   * @param validator the source's validator for this value (see {@link Loaded}); null for none
+   */
+  record ValueMeta(Instant computedAt, Duration computeDuration, Instant expiresAt, String validator) {
+    public ValueMeta(Instant computedAt, Duration computeDuration, Instant expiresAt) {
+      this(computedAt, computeDuration, expiresAt, null);
+    }
+  }
 
   /**
    * Writes value and metadata atomically, unless the stored fence is newer or the registration
@@ -67,6 +80,38 @@ public interface CacheStore {
       Duration physicalTtl,
       int history,
       KeyLocks.HeldLock lock);
+
+  /**
+   * Extends the TTL of the value now stored, without rewriting it, after its source said it still
+   * holds: the same fenced script as {@link #write}, so a revalidation is refused exactly when a
+   * write would be, and moves the fence like one. The metadata keeps the value's {@code
+   * computedAt}, compute time and validator, and gets the new {@code expiresAt} and {@code
+   * revalidatedAt}; a failure streak ends.
+   *
+   * @return the result; {@link WriteStatus#VALUE_GONE} when there is no value to extend (then the
+   *     lock is not released)
+   */
+  WriteResult extend(
+      String key,
+      Fence fence,
+      long generation,
+      Instant revalidatedAt,
+      Instant expiresAt,
+      Duration physicalTtl,
+      KeyLocks.HeldLock lock);
+
+  /**
+   * The validator stored with the value now served (see {@link Loaded}); empty when there is no
+   * value or it was stored without one.
+   */
+  Optional<String> validator(String key);
+
+  /**
+   * Deletes the value (not its metadata, whose fence still refuses older writes), for a key whose
+   * data changed while nobody reads it: the next reader computes it. The caller holds the key's
+   * lock, so no refresh in flight can write an older value after it.
+   */
+  void evictValue(String key);
 
   /**
    * Records a failed refresh in the metadata (the value is left alone). The record does not move

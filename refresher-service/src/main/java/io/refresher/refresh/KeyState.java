@@ -10,6 +10,8 @@ import java.util.List;
  *
  * @param valueTtl remaining physical TTL of the value, or null when the value is absent
  * @param recentDurations recent compute durations in ms, oldest first (empty when unknown)
+ * @param revalidatedAt when the source last said the value still holds, if after its computation;
+ *     null otherwise
  */
 public record KeyState(
     boolean valuePresent,
@@ -23,4 +25,5 @@ public record KeyState(
     String lastErrorKind,
     Instant lastErrorAt,
     int consecutiveFailures,
-    List<Long> recentDurations) {}
+    List<Long> recentDurations,
+    Instant revalidatedAt) {}

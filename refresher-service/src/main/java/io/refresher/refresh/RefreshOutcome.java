@@ -25,6 +25,24 @@ public sealed interface RefreshOutcome {
   }
 
   /**
+   * The source said the stored value still holds (an HTTP {@code 304}, an unchanged version): its
+   * TTL was extended by the fenced write, without recomputing or rewriting it.
+   */
+  record Revalidated(
+      Instant revalidatedAt,
+      Duration checkDuration,
+      Instant expiresAt,
+      Instant nextRefreshAt,
+      Duration ttr,
+      Fence fence)
+      implements RefreshOutcome {
+    @Override
+    public String name() {
+      return "revalidated";
+    }
+  }
+
+  /**
    * Nothing was written, by design: someone else is refreshing, or already wrote a newer value.
    *
    * @param lockedUntil for {@link Reason#LOCKED}, when the holder's lock lease ends at the latest

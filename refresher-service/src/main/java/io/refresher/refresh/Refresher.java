@@ -2,6 +2,7 @@ package io.refresher.refresh;
 
 import io.refresher.refresh.RefreshOutcome.Failed;
 import io.refresher.refresh.RefreshOutcome.Refreshed;
+import io.refresher.refresh.RefreshOutcome.Revalidated;
 import io.refresher.refresh.RefreshOutcome.Skipped;
 import io.refresher.registry.Registration;
 import io.refresher.source.SourceException;
@@ -34,6 +35,9 @@ import org.slf4j.LoggerFactory;
 public final class Refresher {
 
   private static final Logger LOG = LoggerFactory.getLogger(Refresher.class);
+
+  /** The longest {@code Retry-After} honoured. */
+  static final Duration MAX_RETRY_AFTER = Duration.ofHours(1);
 
   private final ValueLoader loader;
   private final SourceLoad load;
@@ -135,22 +139,35 @@ public final class Refresher {
     Fence fence = new Fence(0, held.token());
     try {
       fence = new Fence(epochs.currentEpoch(), held.token());
-      String value = loader.load(registration);
+      String validator = loader.revalidates(registration) ? store.validator(key).orElse(null) : null;
+      Loaded loaded = loader.loadIfChanged(registration, validator);
+      if (loaded instanceof Loaded.Unchanged) {
+        Optional<RefreshOutcome> revalidated = extend(registration, fence, started, held);
+        if (revalidated.isPresent()) {
+          return revalidated.get();
+        }
+        // The value expired or was evicted since its validator was read: compute it after all.
+        loaded = loader.loadIfChanged(registration, null);
+      }
+      if (!(loaded instanceof Loaded.Value computed)) {
+        throw new SourceException(
+            SourceException.Kind.ERROR, "source '" + registration.source() + "' answered 'unchanged' to a refresh without a validator");
+      }
       Duration took = Duration.between(started, clock.instant());
-      long bytes = utf8Length(value);
+      long bytes = utf8Length(computed.value());
       if (bytes > settings.maxValueBytes()) {
         throw new SourceException(
             SourceException.Kind.VALUE_TOO_LARGE,
             "value of " + bytes + " bytes exceeds the limit of " + settings.maxValueBytes() + " bytes");
       }
-      return write(registration, value, fence, took, held);
+      return write(registration, computed, fence, took, held);
     } catch (SourceException e) {
-      return failed(registration, fence, e.kind().name(), e.getMessage(), started);
+      return failed(registration, fence, e.kind().name(), e.getMessage(), started, e.retryAfter());
     } catch (CacheUnavailableException e) {
-      return failed(registration, fence, "REDIS", e.getMessage(), started);
+      return failed(registration, fence, "REDIS", e.getMessage(), started, null);
     } catch (RuntimeException e) {
       LOG.error("refresh of key '{}' failed unexpectedly", key, e);
-      return failed(registration, fence, "ERROR", String.valueOf(e), started);
+      return failed(registration, fence, "ERROR", String.valueOf(e), started, null);
     } finally {
       held.release();
     }
@@ -169,21 +186,90 @@ public final class Refresher {
   }
 
   private RefreshOutcome write(
-      Registration registration, String value, Fence fence, Duration took, KeyLocks.HeldLock held) {
+      Registration registration, Loaded.Value computed, Fence fence, Duration took, KeyLocks.HeldLock held) {
     Instant computedAt = clock.instant();
     Instant expiresAt = computedAt.plus(registration.ttl());
     CacheStore.WriteResult result =
         store.write(
             registration.key(),
-            value,
+            computed.value(),
             fence,
             registration.generation(),
-            new CacheStore.ValueMeta(computedAt, took, expiresAt),
+            new CacheStore.ValueMeta(computedAt, took, expiresAt, computed.validator()),
             planner.physicalTtl(registration.ttl()),
             ttrs.settings().history(),
             held);
-    switch (result.status()) {
-      case WRITTEN -> {}
+    if (!result.written()) {
+      return notWritten(registration, fence, result.status());
+    }
+    TtrDecision ttr = ttrFor(registration, result.recentDurations());
+    Instant next = planner.nextRefreshAt(expiresAt, ttr);
+    rescheduler.reschedule(registration.key(), next);
+    logRecovery(registration, result);
+    LOG.debug(
+        "refreshed key '{}' from source '{}' in {} ms; ttr {} ms, next refresh at {}",
+        registration.key(),
+        registration.source(),
+        took.toMillis(),
+        ttr.ttr().toMillis(),
+        next);
+    return new Refreshed(computedAt, took, expiresAt, next, ttr.ttr(), fence);
+  }
+
+  /**
+   * The source said the value still holds: extends its TTL with the fenced script. Empty when the
+   * value is gone (the caller computes it; the lock is still held).
+   */
+  private Optional<RefreshOutcome> extend(
+      Registration registration, Fence fence, Instant started, KeyLocks.HeldLock held) {
+    Instant now = clock.instant();
+    Duration took = Duration.between(started, now);
+    Instant expiresAt = now.plus(registration.ttl());
+    CacheStore.WriteResult result =
+        store.extend(
+            registration.key(),
+            fence,
+            registration.generation(),
+            now,
+            expiresAt,
+            planner.physicalTtl(registration.ttl()),
+            held);
+    if (result.status() == CacheStore.WriteStatus.VALUE_GONE) {
+      LOG.debug("key '{}': its source said unchanged, but the value is gone; computing it", registration.key());
+      return Optional.empty();
+    }
+    if (!result.written()) {
+      return Optional.of(notWritten(registration, fence, result.status()));
+    }
+    // The TTR keeps coming from full computations: the stored durations are left as they were, so
+    // that a change found at the next refresh still has time to be computed.
+    TtrDecision ttr = ttrFor(registration, result.recentDurations());
+    Instant next = planner.nextRefreshAt(expiresAt, ttr);
+    rescheduler.reschedule(registration.key(), next);
+    logRecovery(registration, result);
+    LOG.debug(
+        "revalidated key '{}' from source '{}' in {} ms (unchanged); ttr {} ms, next refresh at {}",
+        registration.key(),
+        registration.source(),
+        took.toMillis(),
+        ttr.ttr().toMillis(),
+        next);
+    return Optional.of(new Revalidated(now, took, expiresAt, next, ttr.ttr(), fence));
+  }
+
+  private void logRecovery(Registration registration, CacheStore.WriteResult result) {
+    if (result.clearedFailures() > 0) {
+      LOG.info(
+          "key '{}' recovered: refreshed from source '{}' after {} failed attempts",
+          registration.key(),
+          registration.source(),
+          result.clearedFailures());
+    }
+  }
+
+  /** A write or extension the stored state refused. */
+  private RefreshOutcome notWritten(Registration registration, Fence fence, CacheStore.WriteStatus status) {
+    switch (status) {
       case NEWER_STORED -> {
         // The writer of the newer value rescheduled the key.
         LOG.info(
@@ -208,25 +294,8 @@ public final class Refresher {
             registration.key());
         return new Skipped(Skipped.Reason.REGISTRATION_GONE);
       }
+      default -> throw new IllegalStateException("not a refusal: " + status);
     }
-    TtrDecision ttr = ttrFor(registration, result.recentDurations());
-    Instant next = planner.nextRefreshAt(expiresAt, ttr);
-    rescheduler.reschedule(registration.key(), next);
-    if (result.clearedFailures() > 0) {
-      LOG.info(
-          "key '{}' recovered: refreshed from source '{}' after {} failed attempts",
-          registration.key(),
-          registration.source(),
-          result.clearedFailures());
-    }
-    LOG.debug(
-        "refreshed key '{}' from source '{}' in {} ms; ttr {} ms, next refresh at {}",
-        registration.key(),
-        registration.source(),
-        took.toMillis(),
-        ttr.ttr().toMillis(),
-        next);
-    return new Refreshed(computedAt, took, expiresAt, next, ttr.ttr(), fence);
   }
 
   /** The key's TTR from its recent compute durations, this replica's lag and the key's rate. */
@@ -240,7 +309,7 @@ public final class Refresher {
   }
 
   private RefreshOutcome failed(
-      Registration registration, Fence fence, String kind, String error, Instant started) {
+      Registration registration, Fence fence, String kind, String error, Instant started, Duration retryAfter) {
     Instant now = clock.instant();
     Duration took = Duration.between(started, now);
     int failures;
@@ -260,10 +329,23 @@ public final class Refresher {
       // A newer refresh already succeeded: this failure is history, not news.
       return new Skipped(Skipped.Reason.FENCED_OUT);
     }
-    Instant retryAt = now.plus(planner.retryDelay(failures));
+    Instant retryAt = now.plus(retryDelay(failures, retryAfter));
     rescheduler.reschedule(registration.key(), retryAt);
     logFailure(registration, kind, error, failures, retryAt);
     return new Failed(kind, error, took, failures, retryAt);
+  }
+
+  /**
+   * The backoff, or the source's own {@code Retry-After} when that is later: a source that asked
+   * for time is given it (up to {@link #MAX_RETRY_AFTER}, so that a wrong header cannot park a key
+   * for days).
+   */
+  private Duration retryDelay(int failures, Duration retryAfter) {
+    Duration backoff = planner.retryDelay(failures);
+    if (retryAfter == null || retryAfter.compareTo(backoff) <= 0) {
+      return backoff;
+    }
+    return retryAfter.compareTo(MAX_RETRY_AFTER) > 0 ? MAX_RETRY_AFTER : retryAfter;
   }
 
   private RefreshOutcome throttled(Registration registration) {

@@ -7,5 +7,7 @@ public enum Trigger {
   /** It was just registered or replaced. */
   REGISTERED,
   /** An operator asked for it. */
-  MANUAL
+  MANUAL,
+  /** A notification said its data changed. */
+  CHANGE
 }

@@ -18,4 +18,24 @@ public interface ValueLoader {
    * @throws SourceException for every failure, timeouts included
    */
   String load(Registration registration) throws SourceException;
+
+  /**
+   * Runs the registration's source, or only asks it whether the value computed with {@code
+   * validator} still holds, when the source can say so more cheaply than computing it again.
+   *
+   * @param validator the validator stored with the value now served, or null (no value, or none
+   *     stored): then the value is always computed
+   * @throws SourceException for every failure, timeouts included
+   */
+  default Loaded loadIfChanged(Registration registration, String validator) throws SourceException {
+    return Loaded.value(load(registration));
+  }
+
+  /**
+   * Whether the registration's source can revalidate a value: only then does a refresh read the
+   * stored validator first (one more Redis round trip).
+   */
+  default boolean revalidates(Registration registration) {
+    return false;
+  }
 }

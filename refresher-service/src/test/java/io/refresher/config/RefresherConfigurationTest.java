@@ -140,7 +140,7 @@ class RefresherConfigurationTest {
                 """);
 
     SourceFactory source = config.getSources().get("server-time");
-    assertThat(source.getDatasource()).isEqualTo("default");
+    assertThat(source.effectiveDatasource()).isEqualTo("default");
     assertThat(source.getParams()).isEmpty();
     assertThat(source.getResult()).isEqualTo(ResultShape.ROWS);
     assertThat(source.getTimeout()).isEqualTo(Duration.seconds(5));

@@ -637,6 +637,32 @@ class RefresherTest {
     public void retire(String key, long generation, boolean evict, Duration tombstone) {
       throw new UnsupportedOperationException("not used by the refresher");
     }
+
+    /** What {@link #validator} answers. */
+    String storedValidator;
+    /** What {@link #extend} answers. */
+    WriteResult extendResult = new WriteResult(WriteStatus.WRITTEN, 0, List.of(2000L));
+    final List<Instant> extensions = new ArrayList<>();
+
+    @Override
+    public WriteResult extend(
+        String key, Fence fence, long generation, Instant revalidatedAt, Instant expiresAt, Duration physicalTtl, KeyLocks.HeldLock lock) {
+      extensions.add(expiresAt);
+      if (extendResult.status() != WriteStatus.VALUE_GONE) {
+        releasingLocks.add(lock);
+      }
+      return extendResult;
+    }
+
+    @Override
+    public Optional<String> validator(String key) {
+      return Optional.ofNullable(storedValidator);
+    }
+
+    @Override
+    public void evictValue(String key) {
+      throw new UnsupportedOperationException("not used by the refresher");
+    }
   }
 
   /** Hands out growing tokens; counts acquisitions and releases. */

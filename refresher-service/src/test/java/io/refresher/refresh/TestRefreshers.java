@@ -74,6 +74,21 @@ final class TestRefreshers {
 
           @Override
           public void retire(String key, long generation, boolean evict, Duration tombstone) {}
+
+          @Override
+          public WriteResult extend(
+              String key, Fence fence, long generation, Instant at, Instant expiresAt, Duration ttl, KeyLocks.HeldLock lock) {
+            written.accept(key);
+            return new WriteResult(WriteStatus.WRITTEN, 0, List.of(1L));
+          }
+
+          @Override
+          public Optional<String> validator(String key) {
+            return Optional.empty();
+          }
+
+          @Override
+          public void evictValue(String key) {}
         };
     return new Refresher(
         loader,

@@ -21,6 +21,14 @@ public final class MetaFields {
   public static final String TOKEN = "token";
   /** The key's most recent compute durations, ms, oldest first, comma-separated. */
   public static final String RECENT = "recent";
+  /**
+   * When the source last said the value still holds (HTTP {@code 304}, an unchanged version), epoch
+   * ms; absent when the value was computed since. The value's TTL and {@code expiresAt} were
+   * extended then, while {@code computedAt} and {@code delta} stay those of its computation.
+   */
+  public static final String REVALIDATED_AT = "revalidatedAt";
+  /** The source's validator for the value ({@code ETag}, {@code Last-Modified} or a version). */
+  public static final String VALIDATOR = "validator";
 
   private MetaFields() {}
 }
