@@ -494,6 +494,116 @@ class RefresherTest {
     assertThat(listener.events).containsExactly(new Event(PRODUCT, Trigger.SCHEDULED, outcome));
   }
 
+  @Test
+  void revalidation_unchanged_extendsTtlWithoutComputing_andReschedulesFromTheExtension() {
+    loader.version = "v1";
+    store.storedValidator = "v1";
+    loader.value = "never computed";
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(loader.calls).as("source query runs").isZero();
+    assertThat(loader.validatorsSeen).containsExactly("v1");
+    assertThat(store.writes).isEmpty();
+    Instant checkedAt = T0.plusMillis(3);
+    assertThat(store.extensions).containsExactly(checkedAt.plus(TTL));
+    assertThat(outcome)
+        .isEqualTo(
+            new RefreshOutcome.Revalidated(
+                checkedAt,
+                Duration.ofMillis(3),
+                checkedAt.plus(TTL),
+                checkedAt.plus(TTL).minusSeconds(5),
+                Duration.ofSeconds(5),
+                new Fence(EPOCH, locks.lastToken)));
+    assertThat(rescheduler.calls).containsExactly(Map.entry("product:42", checkedAt.plus(TTL).minusSeconds(5)));
+    assertThat(store.releasingLocks).as("the extension releases the lock").hasSize(1);
+  }
+
+  @Test
+  void revalidation_changed_computesAndStoresTheNewValidatorWithTheValue() {
+    loader.version = "v2";
+    store.storedValidator = "v1";
+    loader.value = "new";
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isInstanceOf(Refreshed.class);
+    assertThat(loader.calls).isEqualTo(1);
+    assertThat(store.writes).singleElement().satisfies(write -> {
+      assertThat(write.value()).isEqualTo("new");
+      assertThat(write.meta().validator()).isEqualTo("v2");
+    });
+    assertThat(store.extensions).isEmpty();
+  }
+
+  @Test
+  void revalidation_valueGoneSinceTheValidatorWasRead_computesUnderTheSameLock() {
+    loader.version = "v1";
+    store.storedValidator = "v1";
+    store.extendResult = new CacheStore.WriteResult(CacheStore.WriteStatus.VALUE_GONE, 0, List.of());
+    loader.value = "recomputed";
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isInstanceOf(Refreshed.class);
+    assertThat(loader.validatorsSeen).as("asked again without a validator").containsExactly("v1", null);
+    assertThat(store.writes).singleElement().satisfies(write -> assertThat(write.value()).isEqualTo("recomputed"));
+    assertThat(locks.acquired).isEqualTo(1);
+  }
+
+  @Test
+  void revalidation_refusedByANewerFence_isSkippedLikeAWrite() {
+    loader.version = "v1";
+    store.storedValidator = "v1";
+    store.extendResult = new CacheStore.WriteResult(CacheStore.WriteStatus.NEWER_STORED, 0, List.of());
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isEqualTo(new Skipped(Skipped.Reason.FENCED_OUT));
+    assertThat(rescheduler.calls).as("the newer value's writer rescheduled it").isEmpty();
+  }
+
+  @Test
+  void sourceWithoutRevalidation_neverReadsAValidator() {
+    store.storedValidator = "would be wrong to use";
+    loader.value = "v";
+
+    refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(loader.validatorsSeen).containsExactly((String) null);
+  }
+
+  @Test
+  void retryAfter_longerThanTheBackoff_isTheEarliestRetry() {
+    loader.failure =
+        new SourceException(SourceException.Kind.HTTP_STATUS, "status 429", null, Duration.ofSeconds(3));
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(outcome).isInstanceOfSatisfying(Failed.class, failed -> assertThat(failed.retryAt()).isEqualTo(T0.plusSeconds(3)));
+    assertThat(rescheduler.calls).containsExactly(Map.entry("product:42", T0.plusSeconds(3)));
+  }
+
+  @Test
+  void retryAfter_shorterThanTheBackoff_leavesTheBackoff() {
+    loader.failure = new SourceException(SourceException.Kind.HTTP_STATUS, "status 503", null, Duration.ofMillis(1));
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    // retry base 500 ms with equal jitter: between 250 and 500 ms
+    assertThat(((Failed) outcome).retryAt()).isBetween(T0.plusMillis(250), T0.plusMillis(500));
+  }
+
+  @Test
+  void retryAfter_ofDays_isCappedAtAnHour() {
+    loader.failure = new SourceException(SourceException.Kind.HTTP_STATUS, "status 503", null, Duration.ofDays(3));
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(((Failed) outcome).retryAt()).isEqualTo(T0.plus(Refresher.MAX_RETRY_AFTER));
+  }
+
   record Write(String key, String value, Fence fence, CacheStore.ValueMeta meta, Duration physicalTtl) {}
 
   record RecordedFailure(String key, Fence fence, String kind, String error, Instant at, Duration metaTtlIfNew) {}
@@ -563,9 +673,29 @@ class RefresherTest {
     RuntimeException crash;
     Duration takes = Duration.ZERO;
     int calls;
+    /** With a version: the source revalidates, and a stored validator equal to it means unchanged. */
+    String version;
+    final List<String> validatorsSeen = new ArrayList<>();
+    int checks;
 
     FakeLoader(FakeClock clock) {
       this.clock = clock;
+    }
+
+    @Override
+    public boolean revalidates(Registration registration) {
+      return version != null;
+    }
+
+    @Override
+    public Loaded loadIfChanged(Registration registration, String validator) throws SourceException {
+      validatorsSeen.add(validator);
+      if (version != null && version.equals(validator)) {
+        checks++;
+        clock.advance(Duration.ofMillis(3));
+        return new Loaded.Unchanged();
+      }
+      return new Loaded.Value(load(registration), version);
     }
 
     @Override
