@@ -86,6 +86,9 @@ import io.refresher.http.HttpEndpointSettings;
 import io.refresher.http.HttpEndpoints;
 import io.refresher.http.HttpValueLoader;
 import io.refresher.refresh.RoutedValueLoader;
+import io.refresher.refresh.BulkRefresh;
+import io.refresher.api.RefreshResource;
+import java.util.concurrent.ExecutorService;
 import io.refresher.refresh.ValueLoader;
 import io.refresher.source.SourceCatalog;
 import io.refresher.source.SourceDefinition;
@@ -483,6 +486,7 @@ public final class ServiceWiring {
     ErrorMappers.register(environment.jersey().getResourceConfig());
     AdminApiAuth.register(environment.jersey(), config.getAdmin().getToken(), config.getAdmin().getReadToken());
     environment.jersey().register(new KeyResource(registry, refreshService, resolver, hotSet));
+    environment.jersey().register(new RefreshResource(bulkRefresh(environment, resolver, refresher), templates, registry));
     environment.jersey().register(new HotResource(hotSet, resolver, refreshService));
     environment.jersey().register(new SourceResource(catalog));
     environment.jersey().register(new TemplateResource(templates));
@@ -537,6 +541,19 @@ public final class ServiceWiring {
         });
     return slots;
   }
+
+  /**
+   * Refreshes asked for through {@code POST /v1/refresh}, a few at a time per request, on threads
+   * of their own: the load bound protects the database, the threads only overlap the waits.
+   */
+  private static BulkRefresh bulkRefresh(Environment environment, KeyResolver resolver, Refresher refresher) {
+    ExecutorService threads =
+        environment.lifecycle().executorService("bulk-refresh-%d").minThreads(BULK_REFRESH_THREADS)
+            .maxThreads(BULK_REFRESH_THREADS).build();
+    return new BulkRefresh(resolver, refresher, threads, BULK_REFRESH_THREADS);
+  }
+
+  private static final int BULK_REFRESH_THREADS = 4;
 
   /** SQL sources on JDBC, HTTP sources through their endpoints' clients (closed at stop). */
   private static ValueLoader valueLoader(

@@ -50,6 +50,7 @@ public final class OpenApiDocument {
   public static final List<Class<?>> RESOURCES =
       List.of(
           KeyResource.class,
+          RefreshResource.class,
           TemplateResource.class,
           HotResource.class,
           SourceResource.class,

@@ -178,6 +178,33 @@ public final class TemplatePattern {
     return Optional.of(values);
   }
 
+  /**
+   * The key this pattern gives for the placeholder values: the inverse of {@link #match}. Empty
+   * when a placeholder has no value, a value is empty or holds a character a placeholder cannot
+   * match ({@code : / { }}), or the key would read back with other values (with {@code
+   * {name}.{ext}}, name {@code a} and ext {@code b.c} give {@code a.b.c}, which matches as {@code
+   * a.b} and {@code c}): a key rendered here always resolves to exactly these values.
+   *
+   * @param values by placeholder name; others are ignored
+   */
+  public Optional<String> render(Map<String, String> values) {
+    StringBuilder key = new StringBuilder(literals.get(0));
+    Map<String, String> used = new LinkedHashMap<>();
+    for (int j = 0; j < placeholders.size(); j++) {
+      String value = values.get(placeholders.get(j));
+      if (value == null || value.isEmpty() || !value.chars().allMatch(c -> isValueChar((char) c))) {
+        return Optional.empty();
+      }
+      String earlier = used.putIfAbsent(placeholders.get(j), value);
+      if (earlier != null && !earlier.equals(value)) {
+        return Optional.empty();
+      }
+      key.append(value).append(literals.get(j + 1));
+    }
+    String rendered = key.toString();
+    return match(rendered).filter(used::equals).map(matched -> rendered);
+  }
+
   private static boolean isValueChar(char c) {
     return c != ':' && c != '/' && c != '{' && c != '}';
   }

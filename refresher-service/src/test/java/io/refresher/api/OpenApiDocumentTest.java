@@ -164,7 +164,7 @@ class OpenApiDocumentTest {
       assertThat(operation.path("responses").has("413")).isTrue();
       assertThat(operation.path("responses").has("415")).isTrue();
     });
-    assertThat(withBody).containsExactlyInAnyOrder("PUT /v1/keys/{key}", "PUT /v1/templates/{name}");
+    assertThat(withBody).containsExactlyInAnyOrder("PUT /v1/keys/{key}", "POST /v1/refresh", "PUT /v1/templates/{name}");
   }
 
   @Test

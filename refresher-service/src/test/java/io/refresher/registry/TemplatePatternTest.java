@@ -366,4 +366,36 @@ class TemplatePatternTest {
         .hasMessageContaining("'refresher:'")
         .hasMessageContaining("at least one placeholder");
   }
+
+  @Test
+  void render_fillsPlaceholders_andTheKeyMatchesBackToTheSameValues() {
+    TemplatePattern pattern = TemplatePattern.parse("product:{id}:lang:{lang}");
+
+    assertThat(pattern.render(java.util.Map.of("id", "42", "lang", "en"))).contains("product:42:lang:en");
+    assertThat(pattern.match("product:42:lang:en")).contains(java.util.Map.of("id", "42", "lang", "en"));
+  }
+
+  @Test
+  void render_escapedBraces_areLiteral() {
+    assertThat(TemplatePattern.parse("user:{{{id}}}:cart").render(java.util.Map.of("id", "7"))).contains("user:{7}:cart");
+  }
+
+  @Test
+  void render_missingEmptyOrSeparatorValues_giveNoKey() {
+    TemplatePattern pattern = TemplatePattern.parse("product:{id}");
+
+    assertThat(pattern.render(java.util.Map.of())).isEmpty();
+    assertThat(pattern.render(java.util.Map.of("id", ""))).isEmpty();
+    assertThat(pattern.render(java.util.Map.of("id", "4:2"))).isEmpty();
+    assertThat(pattern.render(java.util.Map.of("id", "a/b"))).isEmpty();
+    assertThat(pattern.render(java.util.Map.of("id", "{x}"))).isEmpty();
+  }
+
+  @Test
+  void render_valuesThatWouldReadBackDifferently_giveNoKey() {
+    TemplatePattern pattern = TemplatePattern.parse("{name}.{ext}");
+
+    assertThat(pattern.render(java.util.Map.of("name", "a.b", "ext", "c"))).contains("a.b.c");
+    assertThat(pattern.render(java.util.Map.of("name", "a", "ext", "b.c"))).as("reads back as a.b and c").isEmpty();
+  }
 }

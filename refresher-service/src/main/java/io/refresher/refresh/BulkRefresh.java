@@ -1,0 +1,102 @@
+package io.refresher.refresh;
+
+import io.refresher.registry.Registration;
+import io.refresher.registry.RegistrationLookup;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Semaphore;
+
+/**
+ * Refreshes a set of keys now, as asked by an operator or an application that changed their data
+ * ({@code POST /v1/refresh}): each through the one refresh path (load bound, lock, fence), a few at
+ * a time, and answers what became of each.
+ *
+ * <p>It is the datasource's load bound, not this class, that protects the database: a refresh that
+ * cannot get its turn within the bound's wait budget is skipped as {@code throttled} (and stays
+ * due). The parallelism here only overlaps the waits, so that a hundred keys on a bound of ten in
+ * flight take ten rounds, not a hundred.
+ */
+public final class BulkRefresh {
+
+  /**
+   * What became of one key.
+   *
+   * @param outcome null when the key is neither registered nor covered by a template
+   */
+  public record Result(String key, RefreshOutcome outcome) {
+    public boolean registered() {
+      return outcome != null;
+    }
+  }
+
+  private final RegistrationLookup lookup;
+  private final Refresher refresher;
+  private final Executor executor;
+  private final int parallelism;
+
+  /**
+   * @param executor runs the refreshes (its threads may be shared by concurrent requests)
+   * @param parallelism most refreshes one request runs at once
+   */
+  public BulkRefresh(RegistrationLookup lookup, Refresher refresher, Executor executor, int parallelism) {
+    this.lookup = lookup;
+    this.refresher = refresher;
+    this.executor = executor;
+    this.parallelism = parallelism;
+  }
+
+  /**
+   * Refreshes each key once (duplicates are refreshed once), and returns the results in the order
+   * the keys were given.
+   *
+   * @throws io.refresher.registry.RegistryUnavailableException when the registry cannot be read
+   */
+  public List<Result> refresh(List<String> keys) {
+    List<String> distinct = new ArrayList<>(new LinkedHashSet<>(keys));
+    Map<String, Registration> registrations = new java.util.HashMap<>(lookup.findAll(distinct));
+    if (registrations.size() < distinct.size()) {
+      // a template created a moment ago through another replica is not "not registered"
+      List<String> missing = distinct.stream().filter(key -> !registrations.containsKey(key)).toList();
+      registrations.putAll(lookup.recheck(missing));
+    }
+    Semaphore slots = new Semaphore(parallelism);
+    List<CompletableFuture<Result>> results = new ArrayList<>(distinct.size());
+    for (String key : distinct) {
+      Registration registration = registrations.get(key);
+      if (registration == null) {
+        results.add(CompletableFuture.completedFuture(new Result(key, null)));
+        continue;
+      }
+      slots.acquireUninterruptibly();
+      try {
+        results.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return new Result(key, refresher.refresh(registration, Trigger.MANUAL));
+                  } finally {
+                    slots.release();
+                  }
+                },
+                executor));
+      } catch (RuntimeException rejected) {
+        slots.release();
+        throw rejected;
+      }
+    }
+    List<Result> answered = new ArrayList<>(results.size());
+    for (CompletableFuture<Result> result : results) {
+      try {
+        answered.add(result.join());
+      } catch (CompletionException e) {
+        throw e.getCause() instanceof RuntimeException runtime ? runtime : e;
+      }
+    }
+    return answered;
+  }
+}
