@@ -139,6 +139,13 @@ class AdminRolesIT {
               "",
               200,
               u -> putKey("roles:refreshed:" + u, COUNTED_BODY)),
+          new Endpoint(
+              "RefreshResource#refresh",
+              "POST",
+              u -> "/v1/refresh",
+              "{\"keys\":[\"" + EXISTING_KEY + "\"]}",
+              200,
+              NOTHING),
           new Endpoint("HotResource#hottest", "GET", u -> "/v1/hot?limit=5", null, 200, NOTHING),
           new Endpoint("OpenApiResource#document", "GET", u -> "/v1/openapi.json", null, 200, NOTHING),
           new Endpoint("TemplateResource#list", "GET", u -> "/v1/templates", null, 200, NOTHING),
