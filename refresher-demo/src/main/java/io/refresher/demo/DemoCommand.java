@@ -15,6 +15,10 @@ import net.sourceforge.argparse4j.inf.Subparser;
  * ({@link StormDemo}): readers make N product keys hot with Zipf popularity, the database is bounded
  * to Q source queries per second, and after S seconds Redis is SIGKILLed and started again empty;
  * the demo prints the refill second by second and a summary.
+ *
+ * <p>{@code demo --changes}: refresh on change ({@link ChangesDemo}): a committed {@code UPDATE}
+ * reaches Redis through PostgreSQL {@code NOTIFY} as a refresh while readers never miss, beside a
+ * key invalidated the usual way (deleted on change).
  */
 public final class DemoCommand extends Command {
 
@@ -47,6 +51,14 @@ public final class DemoCommand extends Command {
                 + " Redis is SIGKILLed and started again empty; prints the refill every second (keys back,"
                 + " keys back/s, share of the top 10% and the bottom 50% back, the database's source q/s"
                 + " against the bound, GET /v1/prewarm) and a summary");
+    subparser
+        .addArgument("--changes")
+        .action(Arguments.storeTrue())
+        .help(
+            "refresh on change: readers make products 1-4 hot; every second an UPDATE of one product's price"
+                + " is committed, and its trigger's NOTIFY refreshes the key; prints how long each change took"
+                + " to reach Redis, the misses while hot (none), and beside it a key deleted on change the"
+                + " usual way with the misses and queries each deletion causes");
     subparser
         .addArgument("--storm-at")
         .type(Integer.class)
@@ -92,6 +104,11 @@ public final class DemoCommand extends Command {
     }
     DemoOptions options =
         new DemoOptions(namespace.getInt("seconds"), namespace.getInt("readers"), rate == null ? RATE : rate);
+    if (namespace.getBoolean("changes")) {
+      ChangesReport report = new ChangesDemo(options, System.out).run();
+      System.out.println(report.summary());
+      System.exit(report.allVisible() && report.hotMisses() == 0 ? 0 : 1);
+    }
     DemoReport report = new Demo(options, System.out).run();
     System.out.println(report.summary());
     // The embedded servers stop in shutdown hooks; Jetty's threads would keep the JVM alive.

@@ -1,0 +1,306 @@
+package io.refresher.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.refresher.client.RefresherClient;
+import io.refresher.embedded.EmbeddedPostgreSql;
+import io.refresher.embedded.EmbeddedRedis;
+import io.refresher.embedded.FreePorts;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.redisson.api.RBucket;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * {@code demo --changes}: a changed row reaches Redis in milliseconds, as a refresh, while readers
+ * keep reading and never miss.
+ *
+ * <p>Readers make products 1-4 hot through the client library. Their template has a TTL of a
+ * minute, so only the change feed can make a change visible sooner: the source {@code
+ * product-by-id} names the channel {@code demo_product_changed}, and the table has the trigger of
+ * {@code docs/sources.md}, which sends each changed row's id. Every second the demo commits an
+ * {@code UPDATE} of one product's price and watches Redis until the new price is there.
+ *
+ * <p>Beside it, {@code product:9} is cached the usual way and invalidated the usual way: on each of
+ * its changes the application deletes the key, and every reader that arrives in the next 200 ms
+ * misses and runs the query itself. The two are counted side by side.
+ */
+final class ChangesDemo {
+
+  static final String CHANNEL = "demo_product_changed";
+  private static final List<String> PRODUCTS = List.of("product:1", "product:2", "product:3", "product:4");
+  private static final String INVALIDATED_KEY = "invalidated:product:9";
+  private static final String INVALIDATED_SQL =
+      "SELECT json_build_object('id', id, 'name', name, 'price', price)::text AS demo_invalidated_query,"
+          + " pg_sleep(0.2) FROM demo_product WHERE id = 9";
+  private static final Duration WARM_UP = Duration.ofSeconds(4);
+  /** How long a change may take to show before the demo calls it missed. */
+  private static final Duration VISIBLE_WITHIN = Duration.ofSeconds(2);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * The trigger of docs/sources.md, as an operator adds it: after each insert or update, the row's
+   * id as a JSON object, which fills the template's {id}.
+   */
+  static final String TRIGGER_SQL =
+      """
+      CREATE OR REPLACE FUNCTION demo_product_notify() RETURNS trigger AS $$
+      BEGIN
+        PERFORM pg_notify('demo_product_changed', json_build_object('id', NEW.id)::text);
+        RETURN NEW;
+      END;
+      $$ LANGUAGE plpgsql;
+      CREATE TRIGGER demo_product_changed AFTER INSERT OR UPDATE ON demo_product
+        FOR EACH ROW EXECUTE FUNCTION demo_product_notify();
+      """;
+
+  private final DemoOptions options;
+  private final PrintStream out;
+  private final AtomicBoolean stop = new AtomicBoolean();
+  private final AtomicLong reads = new AtomicLong();
+  private final AtomicLong hotMisses = new AtomicLong();
+  private final AtomicLong coldStartMisses = new AtomicLong();
+  private final Map<String, Long> firstFoundAt = new ConcurrentHashMap<>();
+  private final AtomicLong invalidatedReads = new AtomicLong();
+  private final AtomicLong invalidatedMisses = new AtomicLong();
+
+  ChangesDemo(DemoOptions options, PrintStream out) {
+    this.options = options;
+    this.out = out;
+  }
+
+  ChangesReport run() throws Exception {
+    out.println("Starting embedded PostgreSQL and Redis (real servers from Maven artifacts)...");
+    EmbeddedPostgreSql postgres = EmbeddedPostgreSql.start();
+    Runtime.getRuntime().addShutdownHook(new Thread(postgres::close, "demo-postgres-stop"));
+    EmbeddedRedis redis = EmbeddedRedis.start();
+    Runtime.getRuntime().addShutdownHook(new Thread(redis::close, "demo-redis-stop"));
+    String dbUrl = postgres.createDatabase("refresher_demo");
+    Demo.seed(dbUrl);
+    try (Connection connection = connect(dbUrl); Statement statement = connection.createStatement()) {
+      statement.execute(TRIGGER_SQL);
+    }
+
+    int httpPort = FreePorts.next();
+    String token = UUID.randomUUID().toString();
+    List<ConfigValue> feed =
+        List.of(ConfigValue.of(Map.of("channel", CHANNEL, "payload", "fields"), "sources", "product-by-id", "changes"));
+    Path config = Demo.writeConfig(redis.url(), dbUrl, httpPort, FreePorts.next(), token, feed);
+    out.println("Starting the Refresher service on http://127.0.0.1:" + httpPort + " ...");
+    DemoApplication app = new DemoApplication();
+    app.run("server", config.toString());
+    AdminClient admin = new AdminClient(httpPort, token);
+    admin.awaitReady(Duration.ofSeconds(60));
+    admin.put("/v1/templates/products", "{\"pattern\":\"product:{id}\",\"source\":\"product-by-id\",\"ttl\":\"PT60S\"}");
+    out.println("Through config.yml and the admin API:");
+    out.println("  source product-by-id has changes: {channel: " + CHANNEL + ", payload: fields};");
+    out.println("  table demo_product has the trigger of docs/sources.md (pg_notify with the row's id after each change);");
+    out.println("  template 'products' (product:{id}) has a TTL of 60 s: only the change feed can show a change sooner.");
+    out.printf("Readers read %s (they become hot) and %s, cached the usual way and deleted on change.%n%n", PRODUCTS, INVALIDATED_KEY);
+
+    RedissonClient redisson = Demo.readerClient(redis.url());
+    RefresherClient client = RefresherClient.builder(redisson).flushInterval(Duration.ofMillis(250)).build();
+    ExecutorService readers = startReaders(client, redisson, dbUrl);
+    ChangesReport report;
+    try {
+      report = changes(dbUrl, redisson);
+    } finally {
+      stop.set(true);
+      readers.shutdown();
+      readers.awaitTermination(5, TimeUnit.SECONDS);
+      client.close();
+      redisson.shutdown();
+    }
+    out.println("Stopping the service, then Redis and PostgreSQL...");
+    app.stopServer();
+    redis.close();
+    postgres.close();
+    return report;
+  }
+
+  /** Warm-up, then one committed change a second, each watched until it is in Redis. */
+  private ChangesReport changes(String dbUrl, RedissonClient redisson) throws Exception {
+    out.printf("  warming up for %d s: the readers make the products hot...%n", WARM_UP.toSeconds());
+    LockSupport.parkNanos(WARM_UP.toNanos());
+    out.println("  time | change committed                       | in Redis after | reads  misses while hot | usual way: deleted, then misses  db queries");
+    long seconds = Math.max(3, options.seconds() == 0 ? 30 : options.seconds() - WARM_UP.toSeconds());
+    long start = System.nanoTime();
+    List<Long> latencies = new ArrayList<>();
+    int notVisible = 0;
+    long invalidationMisses = 0;
+    long invalidationQueries = 0;
+    long sourceBefore = Demo.executions(dbUrl, "demo_product_query");
+    long lastReads = reads.get();
+    long lastMisses = hotMisses.get();
+    try (Connection connection = connect(dbUrl)) {
+      for (int change = 0; change < seconds; change++) {
+        LockSupport.parkNanos(start + TimeUnit.SECONDS.toNanos(change) - System.nanoTime());
+        int id = change % PRODUCTS.size() + 1;
+        BigDecimal price = update(connection, id);
+        long committed = System.nanoTime();
+        Long latency = awaitPrice(redisson, "product:" + id, price, committed);
+        long missesBefore = invalidatedMisses.get();
+        long queriesBefore = Demo.executions(dbUrl, "demo_invalidated_query");
+        // the usual way: the application changed product 9 too, and deletes its cache key
+        update(connection, 9);
+        redisson.getBucket(INVALIDATED_KEY, StringCodec.INSTANCE).delete();
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(400));
+        long burstMisses = invalidatedMisses.get() - missesBefore;
+        long burstQueries = Demo.executions(dbUrl, "demo_invalidated_query") - queriesBefore;
+        invalidationMisses += burstMisses;
+        invalidationQueries += burstQueries;
+        if (latency == null) {
+          notVisible++;
+        } else {
+          latencies.add(latency);
+        }
+        long readsNow = reads.get();
+        long missesNow = hotMisses.get();
+        out.printf(
+            "  %3ds | UPDATE demo_product SET price = %7s (id %d) | %11s | %5d  %16d | %27d  %10d%n",
+            WARM_UP.toSeconds() + change + 1,
+            price.toPlainString(),
+            id,
+            latency == null ? "not in " + VISIBLE_WITHIN.toSeconds() + " s" : latency + " ms",
+            readsNow - lastReads,
+            missesNow - lastMisses,
+            burstMisses,
+            burstQueries);
+        lastReads = readsNow;
+        lastMisses = missesNow;
+      }
+    }
+    long sourceRuns = Demo.executions(dbUrl, "demo_product_query") - sourceBefore;
+    Collections.sort(latencies);
+    return new ChangesReport(
+        (int) seconds,
+        latencies,
+        notVisible,
+        reads.get(),
+        hotMisses.get(),
+        coldStartMisses.get(),
+        sourceRuns,
+        invalidatedReads.get(),
+        invalidationMisses,
+        invalidationQueries);
+  }
+
+  /** Raises the product's price by a cent and commits; the trigger's notification goes at commit. */
+  private static BigDecimal update(Connection connection, int id) throws SQLException {
+    try (PreparedStatement statement =
+        connection.prepareStatement("UPDATE demo_product SET price = price + 0.01 WHERE id = ? RETURNING price")) {
+      statement.setInt(1, id);
+      try (ResultSet rs = statement.executeQuery()) {
+        rs.next();
+        return rs.getBigDecimal(1);
+      }
+    }
+  }
+
+  /** Milliseconds from the commit until Redis holds the new price, or null if not within the bound. */
+  private static Long awaitPrice(RedissonClient redisson, String key, BigDecimal price, long committedNanos) throws Exception {
+    RBucket<String> bucket = redisson.getBucket(key, StringCodec.INSTANCE);
+    long deadline = committedNanos + VISIBLE_WITHIN.toNanos();
+    while (System.nanoTime() < deadline) {
+      String value = bucket.get();
+      if (value != null) {
+        JsonNode node = JSON.readTree(value);
+        if (node.path("price").decimalValue().compareTo(price) == 0) {
+          return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - committedNanos);
+        }
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+    }
+    return null;
+  }
+
+  private ExecutorService startReaders(RefresherClient client, RedissonClient redisson, String dbUrl) {
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            options.readers(),
+            runnable -> {
+              Thread thread = new Thread(runnable, "demo-reader");
+              thread.setDaemon(true);
+              return thread;
+            });
+    long intervalNanos = TimeUnit.SECONDS.toNanos(1) * options.readers() / Math.max(1, options.rate());
+    for (int i = 0; i < options.readers(); i++) {
+      pool.execute(() -> readLoop(client, redisson, dbUrl, intervalNanos));
+    }
+    return pool;
+  }
+
+  private void readLoop(RefresherClient client, RedissonClient redisson, String dbUrl, long intervalNanos) {
+    try (Connection connection = connect(dbUrl)) {
+      long next = System.nanoTime();
+      while (!stop.get()) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        if (random.nextInt(5) == 0) {
+          readTheUsualWay(redisson, connection);
+        } else {
+          String key = PRODUCTS.get(random.nextInt(PRODUCTS.size()));
+          reads.incrementAndGet();
+          long startedAt = System.nanoTime();
+          if (client.get(key) != null) {
+            firstFoundAt.putIfAbsent(key, startedAt);
+          } else {
+            Long foundAt = firstFoundAt.get(key);
+            if (foundAt != null && foundAt < startedAt) {
+              hotMisses.incrementAndGet();
+            } else {
+              coldStartMisses.incrementAndGet();
+            }
+          }
+        }
+        next += intervalNanos;
+        long wait = next - System.nanoTime();
+        if (wait > 0) {
+          LockSupport.parkNanos(wait);
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("demo reader lost its database connection", e);
+    }
+  }
+
+  /** Cache-aside: on a miss, the reader runs the query and sets the key. */
+  private void readTheUsualWay(RedissonClient redisson, Connection connection) throws SQLException {
+    invalidatedReads.incrementAndGet();
+    RBucket<String> bucket = redisson.getBucket(INVALIDATED_KEY, StringCodec.INSTANCE);
+    if (bucket.get() != null) {
+      return;
+    }
+    invalidatedMisses.incrementAndGet();
+    try (Statement statement = connection.createStatement();
+        ResultSet rs = statement.executeQuery(INVALIDATED_SQL)) {
+      rs.next();
+      bucket.set(rs.getString(1), Duration.ofSeconds(60));
+    }
+  }
+
+  private static Connection connect(String dbUrl) throws SQLException {
+    return DriverManager.getConnection(dbUrl, EmbeddedPostgreSql.USER, EmbeddedPostgreSql.PASSWORD);
+  }
+}

@@ -1,0 +1,68 @@
+package io.refresher.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs {@code demo --changes} as the README shows it, in its own JVM, and checks its summary:
+ * every committed change reached Redis through the change feed, the products' source ran about once
+ * per change, and no reader missed a hot key; the key deleted on change the usual way did miss.
+ */
+class DemoChangesIT {
+
+  private static final Pattern FEED =
+      Pattern.compile("Change feed: (\\d+) changes committed; (\\d+) in Redis after the commit within p50 (\\d+) ms, max (\\d+) ms.*?(\\d+) not within 2 s\\. The products' source ran (\\d+) times");
+  private static final Pattern READERS = Pattern.compile("Readers: ([\\d,]+) reads of the products, (\\d+) misses while hot");
+  private static final Pattern USUAL = Pattern.compile("\\((\\w+ )?on change\\): [\\d,]+ reads of \\S+, (\\d+) deletions, (\\d+) misses and (\\d+) database queries");
+
+  @Test
+  void changesDemo_everyCommittedChangeReachesRedis_withoutAMissWhileHot() throws Exception {
+    Path jar = Path.of(System.getProperty("demo.jar", "target/refresher-demo.jar"));
+    assertThat(jar).exists();
+    Path output = Files.createTempFile("demo-changes", ".out");
+    Process process =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m",
+                "-jar",
+                jar.toString(),
+                "demo",
+                "--changes",
+                "--seconds",
+                "12",
+                "--rate",
+                "1000")
+            .redirectErrorStream(true)
+            .redirectOutput(output.toFile())
+            .start();
+    boolean exited;
+    try {
+      exited = process.waitFor(3, TimeUnit.MINUTES);
+    } finally {
+      process.destroyForcibly();
+    }
+    String printed = Files.readString(output, StandardCharsets.UTF_8);
+
+    assertThat(exited).as("demo finished; output:%n%s", printed).isTrue();
+    assertThat(process.exitValue()).as("exit code; output:%n%s", printed).isZero();
+    Matcher feed = FEED.matcher(printed);
+    Matcher readers = READERS.matcher(printed);
+    Matcher usual = USUAL.matcher(printed);
+    assertThat(feed.find() && readers.find() && usual.find()).as("summary in:%n%s", printed).isTrue();
+    int changes = Integer.parseInt(feed.group(1));
+    assertThat(changes).isGreaterThanOrEqualTo(6);
+    assertThat(Integer.parseInt(feed.group(2))).as("changes in Redis; output:%n%s", printed).isEqualTo(changes);
+    assertThat(Integer.parseInt(feed.group(5))).isZero();
+    assertThat(Long.parseLong(feed.group(6))).as("source runs for %d changes", changes).isBetween((long) changes, 2L * changes + 4);
+    assertThat(Long.parseLong(readers.group(1).replace(",", ""))).isGreaterThan(3_000);
+    assertThat(Long.parseLong(readers.group(2))).as("misses while hot; output:%n%s", printed).isZero();
+    assertThat(Long.parseLong(usual.group(3))).as("misses after deleting on change").isGreaterThan(0);
+  }
+}
