@@ -30,7 +30,9 @@ import org.apache.hc.core5.util.Timeout;
  * The HTTP client of one endpoint: its own connection pool ({@code maxConnections}, all of them
  * for its one host), its timeouts, its TLS trust, its default headers, and its metrics.
  *
- * <p>The client does nothing on its own: no automatic retries (the refresh path retries with
+ * <p>The client does nothing on its own: no compression asked for (a body is read, bounded and
+ * stored as sent; with transparent decompression, a server's gzip also rewrote its ETags, and the
+ * size known from Content-Length was lost), no automatic retries (the refresh path retries with
  * backoff, and a retried request would count twice against the endpoint's load bound), no
  * redirects (a {@code 3xx} is a status like any other: not accepted unless listed), no cookies, no
  * authentication challenges answered, no proxy from system properties.
@@ -114,6 +116,7 @@ final class EndpointClient implements AutoCloseable {
             .disableRedirectHandling()
             .disableCookieManagement()
             .disableAuthCaching()
+            .disableContentCompression()
             .disableConnectionState()
             .evictIdleConnections(TimeValue.ofMinutes(1))
             .build();

@@ -105,11 +105,23 @@ final class HttpExchange {
           if (!handled.complete) {
             request.cancel(); // close the connection: do not drain the rest of the body
           }
-          response.close();
+          closeQuietly(response);
         }
       } catch (IOException e) {
-        throw translate(e, deadline, label);
+        throw translate(e, deadline.passed(), label);
       }
+    }
+  }
+
+  /**
+   * Closing a response whose connection was cancelled fails (the socket is closed); and a failure
+   * to give back the connection of a response already read changes nothing about its value.
+   */
+  private static void closeQuietly(ClassicHttpResponse response) {
+    try {
+      response.close();
+    } catch (IOException e) {
+      // nothing to do: the connection is closed either way
     }
   }
 
@@ -221,8 +233,8 @@ final class HttpExchange {
   }
 
   /** An I/O failure as the kind the refresh path reports: timeouts as TIMEOUT, everything else as ERROR. */
-  private SourceException translate(IOException e, RequestDeadlines.Deadline deadline, String label) {
-    if (deadline.passed()) {
+  SourceException translate(IOException e, boolean deadlinePassed, String label) {
+    if (deadlinePassed) {
       return new SourceException(
           SourceException.Kind.TIMEOUT, label + " timed out after " + timeout.toMillis() + " ms (the source's timeout)", e);
     }
