@@ -222,6 +222,10 @@ final class HttpSourceValidation {
       violations.add(new Violation(where, "is set by the HTTP client from the request itself; it cannot be configured"));
       return false;
     }
+    if (name.equalsIgnoreCase("Accept-Encoding")) {
+      violations.add(new Violation(where, "cannot be configured: a body is read and stored as sent, never decompressed"));
+      return false;
+    }
     return true;
   }
 

@@ -2,6 +2,7 @@ package io.refresher.http;
 
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -27,7 +28,8 @@ import java.nio.charset.StandardCharsets;
  *       RFC 8259 allows, whatever the {@code Content-Type} says) and the value is the node at the
  *       pointer: a string as its text, anything else as compact JSON, numbers exactly as sent ({@code
  *       1.10} stays {@code 1.10}). A pointer that matches nothing, or JSON {@code null}, is {@code
- *       NO_VALUE}; a body that is not one JSON document is {@code ERROR}.
+ *       NO_VALUE}; a body that is not one JSON document is {@code ERROR}, and so is one with a
+ *       key twice in an object (which of the two would the pointer pick?).
  * </ul>
  */
 final class ResponseValue {
@@ -43,6 +45,7 @@ final class ResponseValue {
         json.reader()
             .with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .with(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .without(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES);
     this.pointer = pointer == null || pointer.isEmpty() ? null : JsonPointer.compile(pointer);
   }

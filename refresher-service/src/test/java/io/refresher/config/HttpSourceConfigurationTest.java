@@ -124,6 +124,7 @@ class HttpSourceConfigurationTest {
         "path: /p/{id}\\nheaders: {X-T: \"{nope}\"}      | sources.product.http.headers.X-T uses {nope}",
         "path: /p/{id}\\nheaders: {\"X T\": x}           | sources.product.http.headers.X T is not a valid header name",
         "path: /p/{id}\\nheaders: {Host: evil.example}   | sources.product.http.headers.Host is set by the HTTP client",
+        "path: /p/{id}\\nheaders: {Accept-Encoding: gzip} | sources.product.http.headers.Accept-Encoding cannot be configured: a body is read and stored as sent",
         "method: POST\\npath: /p/{id}\\nbody: {a: [\"{nope}\"]} | sources.product.http.body.a[0] uses {nope}",
         "path: /p/{id}\\nacceptStatus: [200, 700]        | sources.product.http.acceptStatus must hold HTTP statuses from 100 to 599 (it has 700)",
         "path: /p/{id}\\nacceptStatus: [304]             | sources.product.http.acceptStatus must not hold 304",

@@ -105,7 +105,7 @@ class ResponseParsingTest {
   }
 
   @ParameterizedTest(name = "[{0}]")
-  @CsvSource(delimiter = '|', value = {"<html>oops</html>", "{\"a\": 1} trailing", "''", "{\"a\": "})
+  @CsvSource(delimiter = '|', value = {"<html>oops</html>", "{\"a\": 1} trailing", "''", "{\"a\": ", "{\"a\": 1, \"a\": 2}"})
   void pointer_bodyNotOneJsonDocument_isError(String body) {
     SourceException e = catchThrowableOfType(SourceException.class, () -> value("/a", body));
 
