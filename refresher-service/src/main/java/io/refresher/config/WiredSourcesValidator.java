@@ -26,10 +26,17 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
     }
     Map<String, HttpEndpointFactory> endpoints =
         config.getHttpEndpoints() == null ? Map.of() : config.getHttpEndpoints();
-    for (String endpoint : endpoints.keySet()) {
+    for (Map.Entry<String, HttpEndpointFactory> entry : endpoints.entrySet()) {
+      String endpoint = entry.getKey();
       if (SourceFactory.DEFAULT_DATASOURCE.equals(endpoint) || config.getDatasources().containsKey(endpoint)) {
         // one namespace: the load bound of each is kept under its name
         valid = violation(context, "httpEndpoints." + endpoint, "must not share its name with a datasource");
+      }
+      if (entry.getValue() != null) {
+        for (HttpSourceValidation.Violation broken :
+            HttpSourceValidation.checkEndpoint("httpEndpoints." + endpoint, endpoint, entry.getValue())) {
+          valid = violation(context, broken.path(), broken.rule());
+        }
       }
     }
     ColonPrefixSqlParser parser = new ColonPrefixSqlParser();

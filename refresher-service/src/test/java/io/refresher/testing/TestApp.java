@@ -51,6 +51,34 @@ public final class TestApp {
   }
 
   /**
+   * Like {@link #create}, on {@code config-test.yml} with {@code extraYaml} merged into it (objects
+   * key by key, anything else replaced): for blocks that overrides cannot write well, such as
+   * whole sources, lists, or values with {@code ${VAR}} for the service's own environment
+   * substitution (which reads the file, not the overrides).
+   */
+  public static TestApp withConfig(String name, List<String> setUpSql, String extraYaml, String... overrides) {
+    TestDatabase database = RealServers.newDatabase(name);
+    database.execute(setUpSql.toArray(String[]::new));
+    return onConfig(name, database, RealServers.newRedis(), RefresherApplication.class, mergedConfig(name, extraYaml), overrides);
+  }
+
+  private static String mergedConfig(String name, String extraYaml) {
+    com.fasterxml.jackson.databind.ObjectMapper yaml =
+        new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+    try {
+      com.fasterxml.jackson.databind.JsonNode base =
+          yaml.readTree(java.nio.file.Path.of(ResourceHelpers.resourceFilePath("config-test.yml")).toFile());
+      com.fasterxml.jackson.databind.JsonNode merged = yaml.readerForUpdating(base).readValue(extraYaml);
+      java.nio.file.Path file = java.nio.file.Files.createTempFile("config-test-" + name + "-", ".yml");
+      file.toFile().deleteOnExit();
+      yaml.writeValue(file.toFile(), merged);
+      return file.toString();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("could not write the merged configuration of " + name, e);
+    }
+  }
+
+  /**
    * A second replica of {@code other}: the same Redis, the same PostgreSQL database and the same
    * (clustered) Quartz scheduler name, as replicas in a Kubernetes Deployment share them.
    */
@@ -75,6 +103,16 @@ public final class TestApp {
       TestRedis redis,
       Class<? extends RefresherApplication> application,
       String... overrides) {
+    return onConfig(name, database, redis, application, ResourceHelpers.resourceFilePath("config-test.yml"), overrides);
+  }
+
+  private static TestApp onConfig(
+      String name,
+      TestDatabase database,
+      TestRedis redis,
+      Class<? extends RefresherApplication> application,
+      String configPath,
+      String... overrides) {
     // Each service reads its overrides from system properties of its own prefix. With the shared
     // "dw." prefix, two replicas in one class overrode the same properties, and the second one's
     // clean-up restored the first one's values: they leaked into every later test class (a backlog
@@ -95,7 +133,7 @@ public final class TestApp {
     DropwizardAppExtension<RefresherConfiguration> extension =
         new DropwizardAppExtension<>(
             application,
-            ResourceHelpers.resourceFilePath("config-test.yml"),
+            configPath,
             prefix,
             configOverrides.toArray(ConfigOverride[]::new));
     TestApp app = new TestApp(database, redis, extension);
