@@ -178,6 +178,36 @@ public final class TemplatePattern {
     return Optional.of(values);
   }
 
+  /**
+   * The key this pattern gives for placeholder values, the inverse of {@link #match}: empty when a
+   * placeholder has no value, a value is empty or holds a separator (<code>:</code>, <code>/</code>,
+   * <code>{</code>, <code>}</code>), or the key would split back into other values ({@code
+   * {name}.{ext}} with {@code a} and {@code b.c} gives {@code a.b.c}, which is the key of {@code
+   * a.b} and {@code c}): such a key is not the one those values compute. Values of names that are
+   * not placeholders are ignored.
+   */
+  public Optional<String> render(Map<String, String> values) {
+    StringBuilder key = new StringBuilder(literalPrefix);
+    for (int j = 0; j < placeholders.size(); j++) {
+      String value = values.get(placeholders.get(j));
+      if (value == null || value.isEmpty() || !value.chars().allMatch(c -> isValueChar((char) c))) {
+        return Optional.empty();
+      }
+      key.append(value).append(literals.get(j + 1));
+    }
+    String rendered = key.toString();
+    Optional<Map<String, String>> back = match(rendered);
+    if (back.isEmpty()) {
+      return Optional.empty();
+    }
+    for (Map.Entry<String, String> value : back.get().entrySet()) {
+      if (!value.getValue().equals(values.get(value.getKey()))) {
+        return Optional.empty();
+      }
+    }
+    return Optional.of(rendered);
+  }
+
   private static boolean isValueChar(char c) {
     return c != ':' && c != '/' && c != '{' && c != '}';
   }

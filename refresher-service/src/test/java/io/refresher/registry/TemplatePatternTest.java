@@ -366,4 +366,68 @@ class TemplatePatternTest {
         .hasMessageContaining("'refresher:'")
         .hasMessageContaining("at least one placeholder");
   }
+
+  // ---------------------------------------------------------------------------------------------
+  // Rendering: the key of given placeholder values (change notifications name rows by fields).
+
+  @Test
+  void render_everyPlaceholderGiven_keyThatMatchesBackToTheValues() {
+    TemplatePattern pattern = TemplatePattern.parse("variant:{product}:{color}");
+
+    Optional<String> key = pattern.render(Map.of("product", "42", "color", "red", "unused", "x"));
+
+    assertThat(key).contains("variant:42:red");
+    assertThat(pattern.match(key.get())).contains(Map.of("product", "42", "color", "red"));
+  }
+
+  @Test
+  void render_escapedBraces_literalBracesInTheKey() {
+    assertThat(TemplatePattern.parse("user:{{{id}}}:cart").render(Map.of("id", "42"))).contains("user:{42}:cart");
+  }
+
+  @Test
+  void render_placeholderMissing_empty() {
+    assertThat(TemplatePattern.parse("variant:{product}:{color}").render(Map.of("product", "42"))).isEmpty();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "a:b", "a/b", "a{b", "a}b"})
+  void render_valueEmptyOrWithASeparator_empty(String value) {
+    assertThat(TemplatePattern.parse("product:{id}").render(Map.of("id", value))).isEmpty();
+  }
+
+  @Test
+  void render_keyThatSplitsIntoOtherValues_empty() {
+    TemplatePattern pattern = TemplatePattern.parse("{name}.{ext}");
+
+    // "a.b.c" is the key of name "a.b" and ext "c" (greedy, left to right), not of "a" and "b.c"
+    assertThat(pattern.render(Map.of("name", "a", "ext", "b.c"))).isEmpty();
+    assertThat(pattern.render(Map.of("name", "a.b", "ext", "c"))).contains("a.b.c");
+  }
+
+  @Test
+  void render_thenMatch_roundTripsOnRandomValues() {
+    SplittableRandom random = new SplittableRandom(7);
+    TemplatePattern pattern = TemplatePattern.parse("p:{a}-{b}:{c}");
+    String alphabet = "ab-.x9";
+    for (int i = 0; i < 2000; i++) {
+      Map<String, String> values = new java.util.LinkedHashMap<>();
+      for (String name : List.of("a", "b", "c")) {
+        StringBuilder value = new StringBuilder();
+        int length = 1 + random.nextInt(4);
+        for (int c = 0; c < length; c++) {
+          value.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        values.put(name, value.toString());
+      }
+      Optional<String> key = pattern.render(values);
+      if (key.isPresent()) {
+        assertThat(pattern.match(key.get())).as("%s", values).contains(values);
+      } else {
+        assertThat(pattern.match("p:" + values.get("a") + "-" + values.get("b") + ":" + values.get("c")))
+            .as("rendering refused only where the key splits otherwise: %s", values)
+            .isNotEqualTo(Optional.of(values));
+      }
+    }
+  }
 }
