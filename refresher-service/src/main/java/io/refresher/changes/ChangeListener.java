@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Failures.</b> Any error (the server restarted, the session was terminated, a keepalive
  * query timed out) closes the connection and opens a new one after {@code reconnectDelay},
- * doubling up to {@link #MAX_RECONNECT_DELAY}; the delay starts over once a connection is open.
+ * doubling up to {@link #MAX_RECONNECT_DELAY} while attempts keep failing; it starts over once a
+ * connection has answered a query.
  * PostgreSQL keeps no notifications for a session that is not listening: those sent while no
  * replica listens are lost, and the keys' own refresh cycles bound the staleness they cause.
  *
@@ -87,6 +88,8 @@ public final class ChangeListener implements Runnable {
   private final CountDownLatch ended = new CountDownLatch(1);
   private volatile boolean running = true;
   private volatile Connection current;
+  /** The current connection answered a query: the reconnect delay starts over after its failure. */
+  private boolean healthy;
 
   /**
    * @param channels lower-case identifiers (checked by the configuration), listened to unquoted
@@ -117,11 +120,11 @@ public final class ChangeListener implements Runnable {
       while (running) {
         Connection connection = null;
         boolean opened = false;
+        healthy = false;
         try {
           connection = connector.open();
           current = connection;
           opened = true;
-          delay = reconnectDelay.toMillis();
           if (!awaitLeadership(connection)) {
             return;
           }
@@ -129,6 +132,10 @@ public final class ChangeListener implements Runnable {
         } catch (SQLException | RuntimeException e) {
           if (!running) {
             return;
+          }
+          if (healthy) {
+            // the connection worked for a while: this is a new failure, not one more of a streak
+            delay = reconnectDelay.toMillis();
           }
           logFailure(opened, e, delay);
           if (stopping.await(delay, TimeUnit.MILLISECONDS)) {
@@ -161,7 +168,9 @@ public final class ChangeListener implements Runnable {
     }
     boolean standbyLogged = false;
     while (running) {
-      if (lock.tryAcquire(connection)) {
+      boolean acquired = lock.tryAcquire(connection);
+      healthy = true;
+      if (acquired) {
         return true;
       }
       if (!standbyLogged) {
@@ -251,6 +260,7 @@ public final class ChangeListener implements Runnable {
    * loop to end.
    */
   public void stop(Duration grace) throws InterruptedException {
+    boolean wasListening = listening.get();
     running = false;
     stopping.countDown();
     Connection connection = current;
@@ -263,6 +273,8 @@ public final class ChangeListener implements Runnable {
     }
     if (!ended.await(grace.toMillis(), TimeUnit.MILLISECONDS)) {
       LOG.warn("change listener of datasource '{}' did not end within {} ms", datasource, grace.toMillis());
+    } else if (wasListening) {
+      LOG.info("stopped listening for changes on datasource '{}'; a standby replica takes over", datasource);
     }
   }
 
