@@ -2,7 +2,7 @@ package io.refresher.refresh;
 
 /**
  * What the change path did, for metrics: one call per event. Implementations are cheap and never
- * throw; they are called with the coalescer's lock held.
+ * throw; some calls come with the coalescer's lock held.
  */
 public interface ChangeEvents {
 
