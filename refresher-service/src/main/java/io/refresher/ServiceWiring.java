@@ -36,6 +36,7 @@ import io.refresher.cache.RedisSourceLoad;
 import io.refresher.cache.RedisDueIndex;
 import io.refresher.cache.RedisEpochGuard;
 import io.refresher.cache.RedisKeyLocks;
+import io.refresher.config.ChangesWiring;
 import io.refresher.config.DatabaseFactory;
 import io.refresher.config.RedisFactory;
 import io.refresher.config.RefresherConfiguration;
@@ -334,12 +335,13 @@ public final class ServiceWiring {
             source -> shareSlots.getOrDefault(source, 0),
             source -> environment.metrics().counter("refresher.source." + source + ".share-full").inc());
 
+    RedisKeyLocks keyLocks = new RedisKeyLocks(redisson, reachability, cluster);
     Refresher refresher =
         new Refresher(
             valueLoader(config, environment, catalog, sourceDatasources, json, refreshSettings.maxValueBytes()),
             sourceShares,
             cacheStore,
-            new RedisKeyLocks(redisson, reachability, cluster),
+            keyLocks,
             epochGuard,
             planner,
             refreshSettings,
@@ -361,6 +363,12 @@ public final class ServiceWiring {
             config.getRefresh().getDeletedTombstone().toJavaDuration(),
             clock);
     refreshServiceHolder[0] = refreshService;
+    // Refresh on change: sources' change feeds (PostgreSQL LISTEN/NOTIFY), see docs/sources.md.
+    ChangesWiring.register(
+        config,
+        environment,
+        new ChangesWiring.Parts(
+            catalog, refresher, resolver, templateCatalog::templates, hotSet::isHot, dueIndex, keyLocks, cacheStore, clock));
     Registry registry = new Registry(repository, validator, clock);
 
     FailureStreakLog viewLog = new FailureStreakLog(LOG, "hot set view refresh", FAILURE_REPEAT, clock);

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MaxDuration;
 import io.dropwizard.validation.MinDuration;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import java.util.concurrent.TimeUnit;
 
@@ -14,7 +16,10 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  * changes:
  *   coalesceWindow: 50ms    # a key refreshes at most once per window; later changes in it, once at its end
- *   reconnectDelay: 1s      # first wait before the listening connection is opened again (doubles to 30 s)
+ *   reconnectDelay: 1s      # first wait before the listening connection is opened again (doubles to 30 s);
+ *                           # also how often a standby replica tries to become the listener
+ *   threads: 2              # refreshes and evictions of changed keys running at once on this replica
+ *   maxPendingKeys: 100000  # keys with a change refresh going on or planned; changes to more are dropped
  * </pre>
  */
 public class ChangesFactory {
@@ -30,6 +35,32 @@ public class ChangesFactory {
   @MaxDuration(value = 5, unit = TimeUnit.MINUTES)
   @JsonProperty
   private Duration reconnectDelay = Duration.seconds(1);
+
+  @Min(1)
+  @Max(64)
+  @JsonProperty
+  private int threads = 2;
+
+  @Min(1)
+  @Max(10_000_000)
+  @JsonProperty
+  private int maxPendingKeys = 100_000;
+
+  public int getThreads() {
+    return threads;
+  }
+
+  public void setThreads(int threads) {
+    this.threads = threads;
+  }
+
+  public int getMaxPendingKeys() {
+    return maxPendingKeys;
+  }
+
+  public void setMaxPendingKeys(int maxPendingKeys) {
+    this.maxPendingKeys = maxPendingKeys;
+  }
 
   public Duration getCoalesceWindow() {
     return coalesceWindow;

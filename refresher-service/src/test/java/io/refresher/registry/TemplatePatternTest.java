@@ -368,34 +368,63 @@ class TemplatePatternTest {
   }
 
   @Test
-  void render_fillsPlaceholders_andTheKeyMatchesBackToTheSameValues() {
-    TemplatePattern pattern = TemplatePattern.parse("product:{id}:lang:{lang}");
+  void render_everyPlaceholderGiven_keyThatMatchesBackToTheValues() {
+    TemplatePattern pattern = TemplatePattern.parse("variant:{product}:{color}");
 
-    assertThat(pattern.render(java.util.Map.of("id", "42", "lang", "en"))).contains("product:42:lang:en");
-    assertThat(pattern.match("product:42:lang:en")).contains(java.util.Map.of("id", "42", "lang", "en"));
+    Optional<String> key = pattern.render(Map.of("product", "42", "color", "red", "unused", "x"));
+
+    assertThat(key).contains("variant:42:red");
+    assertThat(pattern.match(key.get())).contains(Map.of("product", "42", "color", "red"));
   }
 
   @Test
-  void render_escapedBraces_areLiteral() {
-    assertThat(TemplatePattern.parse("user:{{{id}}}:cart").render(java.util.Map.of("id", "7"))).contains("user:{7}:cart");
+  void render_escapedBraces_literalBracesInTheKey() {
+    assertThat(TemplatePattern.parse("user:{{{id}}}:cart").render(Map.of("id", "42"))).contains("user:{42}:cart");
   }
 
   @Test
-  void render_missingEmptyOrSeparatorValues_giveNoKey() {
-    TemplatePattern pattern = TemplatePattern.parse("product:{id}");
+  void render_placeholderMissing_empty() {
+    assertThat(TemplatePattern.parse("variant:{product}:{color}").render(Map.of("product", "42"))).isEmpty();
+  }
 
-    assertThat(pattern.render(java.util.Map.of())).isEmpty();
-    assertThat(pattern.render(java.util.Map.of("id", ""))).isEmpty();
-    assertThat(pattern.render(java.util.Map.of("id", "4:2"))).isEmpty();
-    assertThat(pattern.render(java.util.Map.of("id", "a/b"))).isEmpty();
-    assertThat(pattern.render(java.util.Map.of("id", "{x}"))).isEmpty();
+  @ParameterizedTest
+  @ValueSource(strings = {"", "a:b", "a/b", "a{b", "a}b"})
+  void render_valueEmptyOrWithASeparator_empty(String value) {
+    assertThat(TemplatePattern.parse("product:{id}").render(Map.of("id", value))).isEmpty();
   }
 
   @Test
-  void render_valuesThatWouldReadBackDifferently_giveNoKey() {
+  void render_keyThatSplitsIntoOtherValues_empty() {
     TemplatePattern pattern = TemplatePattern.parse("{name}.{ext}");
 
-    assertThat(pattern.render(java.util.Map.of("name", "a.b", "ext", "c"))).contains("a.b.c");
-    assertThat(pattern.render(java.util.Map.of("name", "a", "ext", "b.c"))).as("reads back as a.b and c").isEmpty();
+    // "a.b.c" is the key of name "a.b" and ext "c" (greedy, left to right), not of "a" and "b.c"
+    assertThat(pattern.render(Map.of("name", "a", "ext", "b.c"))).isEmpty();
+    assertThat(pattern.render(Map.of("name", "a.b", "ext", "c"))).contains("a.b.c");
+  }
+
+  @Test
+  void render_thenMatch_roundTripsOnRandomValues() {
+    SplittableRandom random = new SplittableRandom(7);
+    TemplatePattern pattern = TemplatePattern.parse("p:{a}-{b}:{c}");
+    String alphabet = "ab-.x9";
+    for (int i = 0; i < 2000; i++) {
+      Map<String, String> values = new java.util.LinkedHashMap<>();
+      for (String name : List.of("a", "b", "c")) {
+        StringBuilder value = new StringBuilder();
+        int length = 1 + random.nextInt(4);
+        for (int c = 0; c < length; c++) {
+          value.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        values.put(name, value.toString());
+      }
+      Optional<String> key = pattern.render(values);
+      if (key.isPresent()) {
+        assertThat(pattern.match(key.get())).as("%s", values).contains(values);
+      } else {
+        assertThat(pattern.match("p:" + values.get("a") + "-" + values.get("b") + ":" + values.get("c")))
+            .as("rendering refused only where the key splits otherwise: %s", values)
+            .isNotEqualTo(Optional.of(values));
+      }
+    }
   }
 }

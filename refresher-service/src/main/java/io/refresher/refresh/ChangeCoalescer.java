@@ -1,0 +1,247 @@
+package io.refresher.refresh;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns a stream of "key K changed" into few runs per key: the first change runs at once; changes
+ * that arrive while that run is going on, or within the window after it started, are folded into
+ * one more run at the end of the window (or at the end of the run, if it took longer). Runs of a key
+ * therefore start at least a window apart, one at a time: a burst of changes to one row costs at
+ * most {@code 1 s / window + 1} source runs per second, however many notifications it sends, and
+ * the last change of a burst is always followed by a run that started after it.
+ *
+ * <p>A run that finds the key locked by another refresh ({@link Result.Busy}) does not lose the
+ * change: that refresh may have read the row before the change committed. The key runs again when
+ * the lock ends (the holder's lease, or earlier: the retry comes back after a short, doubling
+ * delay, since a live holder releases long before its lease ends), still at least a window after
+ * the previous run. A key that stays locked for longer than {@code maxBusy} is given up on (logged
+ * and counted): its next scheduled refresh reads the change anyway.
+ *
+ * <p>Memory is bounded: at most {@code maxPendingKeys} keys have a run going on or planned; a
+ * change to another key beyond that is dropped, counted and logged (its key's next refresh, or its
+ * TTL, brings the change later). A key is forgotten when a window ends with no change in it.
+ *
+ * <p>Thread-safety: one lock guards the bookkeeping (constant work per call); runs happen on the
+ * {@link DelayedTasks}' threads, outside it, and never two at once for one key.
+ */
+public final class ChangeCoalescer {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ChangeCoalescer.class);
+
+  /** The first retry of a locked key comes after this (or after the window, if longer). */
+  static final Duration FIRST_BUSY_RETRY = Duration.ofMillis(10);
+  /** Retries of a locked key come at least this often, whatever the lock's lease says. */
+  static final Duration MAX_BUSY_RETRY = Duration.ofSeconds(1);
+  /** After a lock's lease ends, before the key is tried: Redis expires keys within a millisecond. */
+  static final Duration LOCK_END_MARGIN = Duration.ofMillis(20);
+  /** "Pending set full" is logged again at most this often while it lasts. */
+  private static final long FULL_LOG_EVERY_MILLIS = 60_000;
+
+  /** What one run for a key did. */
+  public sealed interface Result {
+    /** The change was applied (or there was nothing to apply). */
+    Result DONE = new Done();
+
+    /** Applied, or nothing to apply: the key needs no further run for it. */
+    record Done() implements Result {}
+
+    /**
+     * Another refresh holds the key's lock: run again after it.
+     *
+     * @param lockedUntil when that lock's lease ends at the latest; null when unknown
+     */
+    record Busy(Instant lockedUntil) implements Result {}
+  }
+
+  /** What runs for a key: one refresh or eviction. May throw; the key is then done. */
+  @FunctionalInterface
+  public interface Action {
+    Result run(String key);
+  }
+
+  /** The bookkeeping of one key with a run going on or planned. */
+  private static final class Pending {
+    /** When the current (or last) run started: the next starts a window after it at the earliest. */
+    long windowStartMillis;
+    /** A change came after the current run started: one more run is owed. */
+    boolean dirty;
+    /** Since when the key has been found locked, run after run; -1 when it was not. */
+    long busySinceMillis = -1;
+    int busyRuns;
+  }
+
+  private final Action action;
+  private final DelayedTasks tasks;
+  private final InstantSource clock;
+  private final long windowMillis;
+  private final int maxPendingKeys;
+  private final Duration maxBusy;
+  private final ChangeEvents events;
+
+  private final Map<String, Pending> pending = new HashMap<>();
+  private boolean closed;
+  private long fullLoggedAtMillis = -FULL_LOG_EVERY_MILLIS;
+  private long droppedSinceLog;
+
+  /**
+   * @param window the shortest time between the starts of two runs of a key
+   * @param maxPendingKeys how many keys may have a run going on or planned at once
+   * @param maxBusy how long a key may stay locked by others before its change is given up on
+   */
+  public ChangeCoalescer(
+      Action action,
+      DelayedTasks tasks,
+      InstantSource clock,
+      Duration window,
+      int maxPendingKeys,
+      Duration maxBusy,
+      ChangeEvents events) {
+    if (window.isNegative() || maxPendingKeys < 1) {
+      throw new IllegalArgumentException("window must be >= 0 and maxPendingKeys >= 1");
+    }
+    this.action = action;
+    this.tasks = tasks;
+    this.clock = clock;
+    this.windowMillis = window.toMillis();
+    this.maxPendingKeys = maxPendingKeys;
+    this.maxBusy = maxBusy;
+    this.events = events;
+  }
+
+  /**
+   * Records that {@code key} changed: runs it now if nothing is going on for it, otherwise owes it
+   * one more run. Never blocks.
+   *
+   * @return false when the change was dropped (pending set full, or closed)
+   */
+  public boolean changed(String key) {
+    Pending started;
+    synchronized (this) {
+      if (closed) {
+        return false;
+      }
+      Pending known = pending.get(key);
+      if (known != null) {
+        known.dirty = true;
+        events.coalesced();
+        return true;
+      }
+      if (pending.size() >= maxPendingKeys) {
+        droppedFull();
+        return false;
+      }
+      started = new Pending();
+      pending.put(key, started);
+    }
+    tasks.run(() -> run(key, started), Duration.ZERO);
+    return true;
+  }
+
+  /** Keys with a run going on or planned. */
+  public synchronized int pendingKeys() {
+    return pending.size();
+  }
+
+  /** Takes no more changes and starts no more runs; runs going on finish. */
+  public synchronized void close() {
+    closed = true;
+    pending.clear();
+  }
+
+  private void run(String key, Pending state) {
+    synchronized (this) {
+      // the actual start, not when the run was asked for: a run that waited for a thread must not
+      // bring the next one closer than a window
+      state.windowStartMillis = clock.millis();
+    }
+    Result result;
+    try {
+      result = action.run(key);
+    } catch (RuntimeException e) {
+      LOG.error("change of key '{}' could not be applied", key, e);
+      events.failed();
+      result = Result.DONE;
+    }
+    long delay;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      long now = clock.millis();
+      long nextAt = state.windowStartMillis + windowMillis;
+      if (result instanceof Result.Busy busy) {
+        nextAt = Math.max(nextAt, busyRetryAt(key, state, busy, now));
+      } else {
+        state.busySinceMillis = -1;
+        state.busyRuns = 0;
+      }
+      delay = Math.max(0, nextAt - now);
+    }
+    tasks.run(() -> windowEnded(key, state), Duration.ofMillis(delay));
+  }
+
+  /** When a run that found the key locked is tried again; marks the key as owing a run unless given up. */
+  private long busyRetryAt(String key, Pending state, Result.Busy busy, long now) {
+    if (state.busySinceMillis < 0) {
+      state.busySinceMillis = now;
+    }
+    state.busyRuns++;
+    if (now - state.busySinceMillis > maxBusy.toMillis()) {
+      LOG.warn(
+          "change of key '{}' not applied: the key stayed locked by other refreshes for {} ms ({} tries); its next scheduled refresh brings it",
+          key,
+          now - state.busySinceMillis,
+          state.busyRuns);
+      events.failed();
+      state.busySinceMillis = -1;
+      state.busyRuns = 0;
+      return now;
+    }
+    state.dirty = true;
+    events.retried();
+    long backoff = Math.min(
+        MAX_BUSY_RETRY.toMillis(),
+        Math.max(FIRST_BUSY_RETRY.toMillis(), windowMillis) << Math.min(20, state.busyRuns - 1));
+    long retryAt = now + backoff;
+    if (busy.lockedUntil() != null) {
+      retryAt = Math.min(retryAt, busy.lockedUntil().toEpochMilli() + LOCK_END_MARGIN.toMillis());
+    }
+    return Math.max(now + 1, retryAt);
+  }
+
+  /** The window of the last run ended: run again if a change came meanwhile, else forget the key. */
+  private void windowEnded(String key, Pending state) {
+    synchronized (this) {
+      if (closed || pending.get(key) != state) {
+        return;
+      }
+      if (!state.dirty) {
+        pending.remove(key);
+        return;
+      }
+      state.dirty = false;
+    }
+    run(key, state);
+  }
+
+  private void droppedFull() {
+    events.dropped();
+    droppedSinceLog++;
+    long now = clock.millis();
+    if (now - fullLoggedAtMillis >= FULL_LOG_EVERY_MILLIS) {
+      LOG.warn(
+          "{} changes dropped: {} keys already have a refresh going on or planned (changes.maxPendingKeys);"
+              + " their keys get the change at their next refresh",
+          droppedSinceLog,
+          maxPendingKeys);
+      fullLoggedAtMillis = now;
+      droppedSinceLog = 0;
+    }
+  }
+}

@@ -1,0 +1,157 @@
+package io.refresher.refresh;
+
+import io.refresher.refresh.ChangeCoalescer.Result;
+import io.refresher.registry.RefreshPolicy;
+import io.refresher.registry.Registration;
+import io.refresher.registry.RegistrationLookup;
+import io.refresher.registry.RegistryUnavailableException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies one (coalesced) change to a key: refresh it, or evict its value.
+ *
+ * <ul>
+ *   <li>A key the service keeps fresh — its policy is {@code always}, or it is hot (in this
+ *       replica's view of the hot set, or due in the shared due index, which is where the
+ *       dispatcher finds the keys it keeps fresh: the hot ones and the {@code always} ones) — is
+ *       <em>refreshed</em> through {@link Refresher} (lock, load bound, fence, as every refresh).
+ *       Deleting it instead would send every reader of a hot key to the source at once: a
+ *       stampede.
+ *   <li>Any other key covered by a registration or template is <em>evicted</em>: nobody reads it
+ *       much, so a recomputation now would likely be wasted, and the next reader computes it.
+ *       The eviction takes the key's lock, so no refresh in flight can write the older value after
+ *       it ({@link CacheStore#evictValue}).
+ *   <li>A key nothing covers is ignored.
+ * </ul>
+ *
+ * <p>Either way, a lock held by another refresh answers {@link Result.Busy}: that refresh may have
+ * read the row before the change committed, so the coalescer tries again when the lock ends.
+ *
+ * <p>Failures: an unreachable registry or Redis is logged (WARN once per streak) and counted; the
+ * change is then lost, as one sent while the listener was away would be, and the key's own
+ * refresh cycle or TTL bounds the staleness. (A refresh's own failures are the refresh path's: it
+ * keeps the old value and plans a retry.)
+ */
+public final class ChangeRefresh implements ChangeCoalescer.Action {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ChangeRefresh.class);
+
+  private final RegistrationLookup registrations;
+  private final Predicate<String> hotSet;
+  private final DueIndex due;
+  private final Refresher refresher;
+  private final KeyLocks locks;
+  private final CacheStore store;
+  private final Duration evictLease;
+  private final ChangeEvents events;
+  private final InstantSource clock;
+  private final AtomicBoolean failing = new AtomicBoolean();
+
+  /**
+   * @param hotSet whether this replica's view of the hot set has the key (no round trip)
+   * @param due the shared due index: a key in it is kept fresh (checked when the view says no)
+   * @param evictLease the lease of the lock an eviction takes (it holds it for one round trip)
+   */
+  public ChangeRefresh(
+      RegistrationLookup registrations,
+      Predicate<String> hotSet,
+      DueIndex due,
+      Refresher refresher,
+      KeyLocks locks,
+      CacheStore store,
+      Duration evictLease,
+      ChangeEvents events,
+      InstantSource clock) {
+    this.registrations = registrations;
+    this.hotSet = hotSet;
+    this.due = due;
+    this.refresher = refresher;
+    this.locks = locks;
+    this.store = store;
+    this.evictLease = evictLease;
+    this.events = events;
+    this.clock = clock;
+  }
+
+  @Override
+  public Result run(String key) {
+    try {
+      Registration registration = registrations.findAll(List.of(key)).get(key);
+      if (registration == null) {
+        LOG.debug("change of key '{}' ignored: no registration or template covers it", key);
+        events.ignored();
+        return Result.DONE;
+      }
+      Result result = keptFresh(registration) ? refresh(registration) : evict(key);
+      if (failing.compareAndSet(true, false)) {
+        LOG.info("changes are applied again");
+      }
+      return result;
+    } catch (RegistryUnavailableException | CacheUnavailableException e) {
+      events.failed();
+      if (failing.compareAndSet(false, true)) {
+        LOG.warn(
+            "change of key '{}' not applied ({}); changes are lost until it answers again, the keys' refresh cycles bring them",
+            key,
+            e.getMessage());
+      } else {
+        LOG.debug("change of key '{}' not applied: {}", key, e.getMessage());
+      }
+      return Result.DONE;
+    }
+  }
+
+  /** Whether the service keeps the key fresh by itself: then a change refreshes it. */
+  boolean keptFresh(Registration registration) {
+    if (registration.policy() == RefreshPolicy.ALWAYS || hotSet.test(registration.key())) {
+      return true;
+    }
+    try {
+      return due.plannedAt(registration.key()).isPresent();
+    } catch (CacheUnavailableException e) {
+      // Cannot tell: refresh rather than evict (a wrong eviction of a hot key is the stampede);
+      // the refresh path copes with Redis being away.
+      return true;
+    }
+  }
+
+  private Result refresh(Registration registration) {
+    RefreshOutcome outcome = refresher.refresh(registration, Trigger.CHANGE);
+    if (outcome instanceof RefreshOutcome.Skipped skipped && skipped.reason() == RefreshOutcome.Skipped.Reason.LOCKED) {
+      return new Result.Busy(skipped.lockedUntil());
+    }
+    events.refreshed();
+    return Result.DONE;
+  }
+
+  private Result evict(String key) {
+    Optional<KeyLocks.HeldLock> lock = locks.tryAcquire(key, evictLease);
+    if (lock.isEmpty()) {
+      return new Result.Busy(lockedUntil(key));
+    }
+    try {
+      store.evictValue(key);
+    } finally {
+      lock.get().release();
+    }
+    LOG.debug("change of key '{}': value evicted (the key is not kept fresh)", key);
+    events.evicted();
+    return Result.DONE;
+  }
+
+  private Instant lockedUntil(String key) {
+    try {
+      return clock.instant().plus(locks.remainingLease(key));
+    } catch (CacheUnavailableException e) {
+      return null;
+    }
+  }
+}
