@@ -66,14 +66,17 @@ final class ChangesDemo {
    */
   static final String TRIGGER_SQL =
       """
-      CREATE OR REPLACE FUNCTION demo_product_notify() RETURNS trigger AS $$
+      CREATE OR REPLACE FUNCTION demo_product_changed_notify() RETURNS trigger
+      LANGUAGE plpgsql AS $$
       BEGIN
         PERFORM pg_notify('demo_product_changed', json_build_object('id', NEW.id)::text);
-        RETURN NEW;
+        RETURN NULL;
       END;
-      $$ LANGUAGE plpgsql;
-      CREATE TRIGGER demo_product_changed AFTER INSERT OR UPDATE ON demo_product
-        FOR EACH ROW EXECUTE FUNCTION demo_product_notify();
+      $$;
+
+      CREATE TRIGGER demo_product_changed
+        AFTER INSERT OR UPDATE ON demo_product
+        FOR EACH ROW EXECUTE FUNCTION demo_product_changed_notify();
       """;
 
   private final DemoOptions options;

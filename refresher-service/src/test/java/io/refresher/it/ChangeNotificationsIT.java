@@ -41,7 +41,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Refresh on change, end to end: rows changed through the triggers of {@code docs/sources-changes.md}
+ * Refresh on change, end to end: rows changed through the triggers of {@code docs/sources.md}
  * (read from the file and run as written), two replicas on one Redis and one PostgreSQL, one of
  * them listening.
  *
@@ -57,7 +57,7 @@ class ChangeNotificationsIT {
   private static final String TTL = "PT10M";
 
   /** The documentation the triggers come from (merged into docs/sources.md, or on its own). */
-  private static final List<Path> DOCS = List.of(Path.of("..", "docs", "sources.md"), Path.of("..", "docs", "sources-changes.md"));
+  private static final List<Path> DOCS = List.of(Path.of("..", "docs", "sources.md"));
 
   private static final List<String> SET_UP =
       List.of(
