@@ -303,8 +303,9 @@ final class CeilingPhase implements Phase {
    * The value + metadata write: the service's own script ({@code RedisCacheStore.WRITE}, which
    * takes up to {@code MAX_WRITE_BATCH} keys per call: KEYS value, metadata, token counter, lock;
    * ARGV value, physical TTL, epoch, token, computedAt, delta, expiresAt, history, generation,
-   * counter margin, lock owner; three replies per key, the status first) when it can be read and
-   * has that shape, else a stand-in of the same shape and commands (said so in the report).
+   * counter margin, lock owner, mode, validator; three replies per key, the status first) when it
+   * can be read and has that shape, else a stand-in of the same shape and commands (said so in the
+   * report).
    */
   record Script(
       String text, boolean serviceOwn, int perCall, int history, long staleGraceMillis, long counterMarginMillis) {
@@ -312,12 +313,17 @@ final class CeilingPhase implements Phase {
     /** How the service's batched write script walks its keys: four per write. */
     static final String SHAPE = "#KEYS / 4";
 
+    /** ARGV per write; the script must walk them so ({@link #ARGS_SHAPE}). */
+    static final int ARGS_PER_KEY = 13;
+
+    static final String ARGS_SHAPE = "i * " + ARGS_PER_KEY;
+
     static final String STAND_IN =
         """
         local out = {}
         for i = 0, #KEYS / 4 - 1 do
           local k = i * 4
-          local a = i * 11
+          local a = i * 13
           redis.call('HMGET', KEYS[k + 2], 'epoch', 'token', 'failures', 'recent', 'generation', 'retired')
           redis.call('SET', KEYS[k + 1], ARGV[a + 1], 'PX', ARGV[a + 2])
           redis.call('HSET', KEYS[k + 2], 'epoch', ARGV[a + 3], 'token', ARGV[a + 4], 'computedAt', ARGV[a + 5],
@@ -340,7 +346,7 @@ final class CeilingPhase implements Phase {
         Field write = RedisCacheStore.class.getDeclaredField("WRITE");
         write.setAccessible(true);
         String text = (String) write.get(null);
-        if (text.contains(SHAPE)) {
+        if (text.contains(SHAPE) && text.contains(ARGS_SHAPE)) {
           return new Script(text, true, perCall, history, grace, margin);
         }
         System.err.println("ceiling: RedisCacheStore.WRITE has another shape than this phase knows; using a stand-in");
@@ -562,7 +568,7 @@ final class CeilingPhase implements Phase {
       for (int from = 0; from < items.size(); from += script.perCall()) {
         List<long[]> call = items.subList(from, Math.min(items.size(), from + script.perCall()));
         List<Object> keys = new ArrayList<>(call.size() * 4);
-        List<Object> args = new ArrayList<>(call.size() * 11);
+        List<Object> args = new ArrayList<>(call.size() * Script.ARGS_PER_KEY);
         for (long[] item : call) {
           String key = key(item[0]);
           keys.add(key);
@@ -580,6 +586,8 @@ final class CeilingPhase implements Phase {
           args.add("1");
           args.add(margin);
           args.add("");
+          args.add("w"); // a write, not a revalidation's extension
+          args.add(""); // no validator
         }
         batch
             .getScript(StringCodec.INSTANCE)

@@ -11,7 +11,9 @@ import java.util.function.IntSupplier;
  * Prometheus) and two gauges: {@code refresher.changes.listening}, on how many datasources this
  * replica is the listener now (0 on a standby; 1 on the leader of a service with one datasource
  * with feeds), and {@code refresher.changes.pending}, how many keys have a change refresh going on
- * or planned here.
+ * or planned here; and {@code refresher.changes.feeds}, how many datasources have change feeds
+ * (each needs one listener across the replicas: {@code sum(refresher_changes_listening)} below
+ * {@code max(refresher_changes_feeds)} means changes are being lost).
  */
 public final class ChangeMetrics implements ChangeEvents {
 
@@ -24,7 +26,7 @@ public final class ChangeMetrics implements ChangeEvents {
   private final Counter retried;
   private final Counter failed;
 
-  public ChangeMetrics(MetricRegistry metrics, IntSupplier listening, IntSupplier pending) {
+  public ChangeMetrics(MetricRegistry metrics, IntSupplier listening, IntSupplier pending, int feeds) {
     received = metrics.counter("refresher.changes.received");
     coalesced = metrics.counter("refresher.changes.coalesced");
     refreshed = metrics.counter("refresher.changes.refreshed");
@@ -35,6 +37,7 @@ public final class ChangeMetrics implements ChangeEvents {
     failed = metrics.counter("refresher.changes.failed");
     metrics.register("refresher.changes.listening", (Gauge<Integer>) listening::getAsInt);
     metrics.register("refresher.changes.pending", (Gauge<Integer>) pending::getAsInt);
+    metrics.register("refresher.changes.feeds", (Gauge<Integer>) () -> feeds);
   }
 
   @Override

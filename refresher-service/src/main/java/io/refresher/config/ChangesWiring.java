@@ -63,6 +63,16 @@ public final class ChangesWiring {
 
   private ChangesWiring() {}
 
+  /** How many datasources have change feeds: each needs one listener across the replicas. */
+  private static int datasourcesWithFeeds(Parts parts) {
+    return (int)
+        parts.sources().all().stream()
+            .filter(source -> source.changes() != null && !source.isHttp())
+            .map(io.refresher.source.SourceDefinition::datasource)
+            .distinct()
+            .count();
+  }
+
   /**
    * Registers the change feeds with the service. They start once the server has started (a
    * refresh needs what the managed objects start, such as the Redis epoch) and stop as soon as it
@@ -75,7 +85,8 @@ public final class ChangesWiring {
         new ChangeMetrics(
             environment.metrics(),
             () -> feeds.get() == null ? 0 : feeds.get().listening(),
-            () -> pending.get() == null ? 0 : pending.get().pendingKeys());
+            () -> pending.get() == null ? 0 : pending.get().pendingKeys(),
+            datasourcesWithFeeds(parts));
     ChangesFactory settings = config.getChanges();
     if (parts.sources().all().stream().noneMatch(source -> source.changes() != null && !source.isHttp())) {
       return;

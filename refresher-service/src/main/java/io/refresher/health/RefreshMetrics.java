@@ -35,7 +35,15 @@ public final class RefreshMetrics implements RefreshListener {
         metrics.timer(
             "refresher.refresh.lag",
             () -> new Timer(new SlidingTimeWindowArrayReservoir(1, TimeUnit.MINUTES)));
+    // Every outcome exists from the start, at 0: a rate over it, or an alert on it, then works
+    // before the first such outcome (a revalidation may come hours after start, or never).
+    for (String outcome : OUTCOMES) {
+      meter(name("refresher.refresh", outcome));
+    }
   }
+
+  /** The names of {@link RefreshOutcome}'s kinds. */
+  private static final java.util.List<String> OUTCOMES = java.util.List.of("refreshed", "revalidated", "skipped", "failed");
 
   @Override
   public void onOutcome(Registration registration, Trigger trigger, RefreshOutcome outcome) {
