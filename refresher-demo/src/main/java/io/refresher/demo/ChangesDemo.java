@@ -21,13 +21,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.redisson.api.RBucket;
 import org.redisson.api.RedissonClient;
@@ -81,13 +75,6 @@ final class ChangesDemo {
 
   private final DemoOptions options;
   private final PrintStream out;
-  private final AtomicBoolean stop = new AtomicBoolean();
-  private final AtomicLong reads = new AtomicLong();
-  private final AtomicLong hotMisses = new AtomicLong();
-  private final AtomicLong coldStartMisses = new AtomicLong();
-  private final Map<String, Long> firstFoundAt = new ConcurrentHashMap<>();
-  private final AtomicLong invalidatedReads = new AtomicLong();
-  private final AtomicLong invalidatedMisses = new AtomicLong();
 
   ChangesDemo(DemoOptions options, PrintStream out) {
     this.options = options;
@@ -125,14 +112,20 @@ final class ChangesDemo {
 
     RedissonClient redisson = Demo.readerClient(redis.url());
     RefresherClient client = RefresherClient.builder(redisson).flushInterval(Duration.ofMillis(250)).build();
-    ExecutorService readers = startReaders(client, redisson, dbUrl);
+    DemoReaders readers =
+        new DemoReaders(
+            client,
+            redisson,
+            dbUrl,
+            options.readers(),
+            options.rate(),
+            () -> PRODUCTS,
+            new DemoReaders.UsualWay(INVALIDATED_KEY, INVALIDATED_SQL, Duration.ofSeconds(60), 5));
     ChangesReport report;
     try {
-      report = changes(dbUrl, redisson);
+      report = changes(dbUrl, redisson, readers);
     } finally {
-      stop.set(true);
-      readers.shutdown();
-      readers.awaitTermination(5, TimeUnit.SECONDS);
+      readers.close();
       client.close();
       redisson.shutdown();
     }
@@ -144,7 +137,7 @@ final class ChangesDemo {
   }
 
   /** Warm-up, then one committed change a second, each watched until it is in Redis. */
-  private ChangesReport changes(String dbUrl, RedissonClient redisson) throws Exception {
+  private ChangesReport changes(String dbUrl, RedissonClient redisson, DemoReaders readers) throws Exception {
     out.printf("  warming up for %d s: the readers make the products hot...%n", WARM_UP.toSeconds());
     LockSupport.parkNanos(WARM_UP.toNanos());
     out.println("  time | change committed                       | in Redis after | reads  misses while hot | usual way: deleted, then misses  db queries");
@@ -155,8 +148,8 @@ final class ChangesDemo {
     long invalidationMisses = 0;
     long invalidationQueries = 0;
     long sourceBefore = Demo.executions(dbUrl, "demo_product_query");
-    long lastReads = reads.get();
-    long lastMisses = hotMisses.get();
+    long lastReads = readers.reads();
+    long lastMisses = readers.hotMisses();
     try (Connection connection = connect(dbUrl)) {
       for (int change = 0; change < seconds; change++) {
         LockSupport.parkNanos(start + TimeUnit.SECONDS.toNanos(change) - System.nanoTime());
@@ -164,13 +157,13 @@ final class ChangesDemo {
         BigDecimal price = update(connection, id);
         long committed = System.nanoTime();
         Long latency = awaitPrice(redisson, "product:" + id, price, committed);
-        long missesBefore = invalidatedMisses.get();
+        long missesBefore = readers.usualMisses();
         long queriesBefore = Demo.executions(dbUrl, "demo_invalidated_query");
         // the usual way: the application changed product 9 too, and deletes its cache key
         update(connection, 9);
         redisson.getBucket(INVALIDATED_KEY, StringCodec.INSTANCE).delete();
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(400));
-        long burstMisses = invalidatedMisses.get() - missesBefore;
+        long burstMisses = readers.usualMisses() - missesBefore;
         long burstQueries = Demo.executions(dbUrl, "demo_invalidated_query") - queriesBefore;
         invalidationMisses += burstMisses;
         invalidationQueries += burstQueries;
@@ -179,8 +172,8 @@ final class ChangesDemo {
         } else {
           latencies.add(latency);
         }
-        long readsNow = reads.get();
-        long missesNow = hotMisses.get();
+        long readsNow = readers.reads();
+        long missesNow = readers.hotMisses();
         out.printf(
             "  %3ds | UPDATE demo_product SET price = %7s (id %d) | %11s | %5d  %16d | %27d  %10d%n",
             WARM_UP.toSeconds() + change + 1,
@@ -201,11 +194,11 @@ final class ChangesDemo {
         (int) seconds,
         latencies,
         notVisible,
-        reads.get(),
-        hotMisses.get(),
-        coldStartMisses.get(),
+        readers.reads(),
+        readers.hotMisses(),
+        readers.coldStartMisses(),
         sourceRuns,
-        invalidatedReads.get(),
+        readers.usualReads(),
         invalidationMisses,
         invalidationQueries);
   }
@@ -237,70 +230,6 @@ final class ChangesDemo {
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
     }
     return null;
-  }
-
-  private ExecutorService startReaders(RefresherClient client, RedissonClient redisson, String dbUrl) {
-    ExecutorService pool =
-        Executors.newFixedThreadPool(
-            options.readers(),
-            runnable -> {
-              Thread thread = new Thread(runnable, "demo-reader");
-              thread.setDaemon(true);
-              return thread;
-            });
-    long intervalNanos = TimeUnit.SECONDS.toNanos(1) * options.readers() / Math.max(1, options.rate());
-    for (int i = 0; i < options.readers(); i++) {
-      pool.execute(() -> readLoop(client, redisson, dbUrl, intervalNanos));
-    }
-    return pool;
-  }
-
-  private void readLoop(RefresherClient client, RedissonClient redisson, String dbUrl, long intervalNanos) {
-    try (Connection connection = connect(dbUrl)) {
-      long next = System.nanoTime();
-      while (!stop.get()) {
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        if (random.nextInt(5) == 0) {
-          readTheUsualWay(redisson, connection);
-        } else {
-          String key = PRODUCTS.get(random.nextInt(PRODUCTS.size()));
-          reads.incrementAndGet();
-          long startedAt = System.nanoTime();
-          if (client.get(key) != null) {
-            firstFoundAt.putIfAbsent(key, startedAt);
-          } else {
-            Long foundAt = firstFoundAt.get(key);
-            if (foundAt != null && foundAt < startedAt) {
-              hotMisses.incrementAndGet();
-            } else {
-              coldStartMisses.incrementAndGet();
-            }
-          }
-        }
-        next += intervalNanos;
-        long wait = next - System.nanoTime();
-        if (wait > 0) {
-          LockSupport.parkNanos(wait);
-        }
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException("demo reader lost its database connection", e);
-    }
-  }
-
-  /** Cache-aside: on a miss, the reader runs the query and sets the key. */
-  private void readTheUsualWay(RedissonClient redisson, Connection connection) throws SQLException {
-    invalidatedReads.incrementAndGet();
-    RBucket<String> bucket = redisson.getBucket(INVALIDATED_KEY, StringCodec.INSTANCE);
-    if (bucket.get() != null) {
-      return;
-    }
-    invalidatedMisses.incrementAndGet();
-    try (Statement statement = connection.createStatement();
-        ResultSet rs = statement.executeQuery(INVALIDATED_SQL)) {
-      rs.next();
-      bucket.set(rs.getString(1), Duration.ofSeconds(60));
-    }
   }
 
   private static Connection connect(String dbUrl) throws SQLException {

@@ -21,18 +21,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.redisson.Redisson;
-import org.redisson.api.RBucket;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
@@ -63,15 +55,7 @@ final class Demo {
 
   private final DemoOptions options;
   private final PrintStream out;
-  private final AtomicBoolean stop = new AtomicBoolean();
-  private final AtomicLong hotReads = new AtomicLong();
-  private final AtomicLong hotMisses = new AtomicLong();
-  /** Misses of a key before any reader had found it: it was not hot yet. */
-  private final AtomicLong coldStartMisses = new AtomicLong();
-  private final Map<String, Long> firstFoundAt = new ConcurrentHashMap<>();
   private volatile List<String> readKeys = List.of();
-  private final AtomicLong asideReads = new AtomicLong();
-  private final AtomicLong asideMisses = new AtomicLong();
 
   Demo(DemoOptions options, PrintStream out) {
     this.options = options;
@@ -102,11 +86,21 @@ final class Demo {
     RedissonClient redisson = readerClient(redis.url());
     RefresherClient client =
         RefresherClient.builder(redisson).flushInterval(Duration.ofMillis(250)).build();
-    ExecutorService readers = startReaders(client, redisson, dbUrl);
-    DemoReport report = report(dbUrl, app, redisson);
-    stop.set(true);
-    readers.shutdown();
-    readers.awaitTermination(5, TimeUnit.SECONDS);
+    DemoReaders readers =
+        new DemoReaders(
+            client,
+            redisson,
+            dbUrl,
+            options.readers(),
+            options.rate(),
+            () -> readKeys,
+            new DemoReaders.UsualWay(CACHE_ASIDE_KEY, CACHE_ASIDE_SQL, CACHE_ASIDE_TTL, 10));
+    DemoReport report;
+    try {
+      report = report(dbUrl, app, redisson, readers);
+    } finally {
+      readers.close();
+    }
     client.close();
     redisson.shutdown();
     out.println("Stopping the service, then Redis and PostgreSQL...");
@@ -145,71 +139,8 @@ final class Demo {
     return List.copyOf(all);
   }
 
-  private ExecutorService startReaders(RefresherClient client, RedissonClient redisson, String dbUrl) {
-    ExecutorService pool = Executors.newFixedThreadPool(options.readers(), runnable -> {
-      Thread thread = new Thread(runnable, "demo-reader");
-      thread.setDaemon(true);
-      return thread;
-    });
-    long intervalNanos = TimeUnit.SECONDS.toNanos(1) * options.readers() / Math.max(1, options.rate());
-    for (int i = 0; i < options.readers(); i++) {
-      pool.execute(() -> readLoop(client, redisson, dbUrl, intervalNanos));
-    }
-    return pool;
-  }
-
-  private void readLoop(RefresherClient client, RedissonClient redisson, String dbUrl, long intervalNanos) {
-    try (Connection connection = DriverManager.getConnection(dbUrl, EmbeddedPostgreSql.USER, EmbeddedPostgreSql.PASSWORD)) {
-      long next = System.nanoTime();
-      while (!stop.get()) {
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        if (random.nextInt(10) == 0) {
-          readCacheAside(redisson, connection);
-        } else {
-          List<String> keys = readKeys;
-          String key = keys.get(random.nextInt(keys.size()));
-          hotReads.incrementAndGet();
-          long startedAt = System.nanoTime();
-          if (client.get(key) != null) {
-            firstFoundAt.putIfAbsent(key, startedAt);
-          } else {
-            // A miss counts against the promise only if the key had been found before this read
-            // began (not merely before it ended: another reader may find the value just written).
-            Long foundAt = firstFoundAt.get(key);
-            if (foundAt != null && foundAt < startedAt) {
-              hotMisses.incrementAndGet();
-            } else {
-              coldStartMisses.incrementAndGet();
-            }
-          }
-        }
-        next += intervalNanos;
-        long wait = next - System.nanoTime();
-        if (wait > 0) {
-          LockSupport.parkNanos(wait);
-        }
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException("demo reader lost its database connection", e);
-    }
-  }
-
-  /** What applications do today without Refresher: on a miss, compute and set. */
-  private void readCacheAside(RedissonClient reader, Connection connection) throws SQLException {
-    asideReads.incrementAndGet();
-    RBucket<String> bucket = reader.getBucket(CACHE_ASIDE_KEY, StringCodec.INSTANCE);
-    if (bucket.get() != null) {
-      return;
-    }
-    asideMisses.incrementAndGet();
-    try (Statement statement = connection.createStatement();
-        ResultSet rs = statement.executeQuery(CACHE_ASIDE_SQL)) {
-      rs.next();
-      bucket.set(rs.getString(1), CACHE_ASIDE_TTL);
-    }
-  }
-
-  private DemoReport report(String dbUrl, DemoApplication app, RedissonClient redisson) throws SQLException {
+  private DemoReport report(String dbUrl, DemoApplication app, RedissonClient redisson, DemoReaders readers)
+      throws SQLException {
     out.println(
         "  time | reads/s misses | hot set promoted demoted  products 1-4 present | db: source q/s refreshes/s"
             + " | cache-aside: reads/s misses/s db q/s");
@@ -234,11 +165,11 @@ final class Demo {
     while (options.seconds() == 0 || second < options.seconds()) {
       second++;
       LockSupport.parkNanos(start + TimeUnit.SECONDS.toNanos(second) - System.nanoTime());
-      long reads = hotReads.get();
-      long misses = hotMisses.get();
+      long reads = readers.reads();
+      long misses = readers.hotMisses();
       long source = sourceQueries(dbUrl);
       long refreshes = refreshed.getCount();
-      long asideRead = asideReads.get();
+      long asideRead = readers.usualReads();
       long asideQuery = asideQueries(dbUrl);
       firstProductsPresent = present(redisson, FIRST_PRODUCTS);
       peakAside = Math.max(peakAside, asideQuery - lastAsideQueries);
@@ -254,7 +185,7 @@ final class Demo {
           source - lastSource,
           refreshes - lastRefreshes,
           asideRead - lastAsideReads,
-          asideMisses.get() - lastAsideMisses,
+          readers.usualMisses() - lastAsideMisses,
           asideQuery - lastAsideQueries);
       if (second % switchAt == 0 && (options.seconds() == 0 || second < options.seconds())) {
         boolean toLater = readKeys.containsAll(FIRST_PRODUCTS);
@@ -264,7 +195,7 @@ final class Demo {
             toLater ? LATER_PRODUCTS : FIRST_PRODUCTS,
             toLater ? FIRST_PRODUCTS : LATER_PRODUCTS);
       }
-      lastAsideMisses = asideMisses.get();
+      lastAsideMisses = readers.usualMisses();
       lastReads = reads;
       lastMisses = misses;
       lastSource = source;
@@ -274,16 +205,16 @@ final class Demo {
     }
     return new DemoReport(
         second,
-        hotReads.get(),
-        hotMisses.get(),
-        coldStartMisses.get(),
+        readers.reads(),
+        readers.hotMisses(),
+        readers.coldStartMisses(),
         promoted.getCount(),
         demoted.getCount(),
         FIRST_PRODUCTS.size() - firstProductsPresent,
         lastSource - firstSource,
         lastRefreshes - firstRefreshes,
-        asideReads.get(),
-        asideMisses.get(),
+        readers.usualReads(),
+        readers.usualMisses(),
         lastAsideQueries - firstAsideQueries,
         peakAside);
   }

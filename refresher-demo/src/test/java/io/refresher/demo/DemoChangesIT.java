@@ -2,10 +2,7 @@ package io.refresher.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -24,34 +21,11 @@ class DemoChangesIT {
 
   @Test
   void changesDemo_everyCommittedChangeReachesRedis_withoutAMissWhileHot() throws Exception {
-    Path jar = Path.of(System.getProperty("demo.jar", "target/refresher-demo.jar"));
-    assertThat(jar).exists();
-    Path output = Files.createTempFile("demo-changes", ".out");
-    Process process =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m",
-                "-jar",
-                jar.toString(),
-                "demo",
-                "--changes",
-                "--seconds",
-                "12",
-                "--rate",
-                "1000")
-            .redirectErrorStream(true)
-            .redirectOutput(output.toFile())
-            .start();
-    boolean exited;
-    try {
-      exited = process.waitFor(3, TimeUnit.MINUTES);
-    } finally {
-      process.destroyForcibly();
-    }
-    String printed = Files.readString(output, StandardCharsets.UTF_8);
+    DemoRun run = DemoRun.of(Duration.ofMinutes(3), "--changes", "--seconds", "12", "--rate", "1000");
+    String printed = run.printed();
 
-    assertThat(exited).as("demo finished; output:%n%s", printed).isTrue();
-    assertThat(process.exitValue()).as("exit code; output:%n%s", printed).isZero();
+    assertThat(run.exited()).as("demo finished; output:%n%s", printed).isTrue();
+    assertThat(run.exitCode()).as("exit code; output:%n%s", printed).isZero();
     Matcher feed = FEED.matcher(printed);
     Matcher readers = READERS.matcher(printed);
     Matcher usual = USUAL.matcher(printed);

@@ -2,11 +2,7 @@ package io.refresher.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -30,31 +26,11 @@ class DemoCommandIT {
    */
   @Test
   void demo_readersThroughTheClient_makeTemplateKeysHot_thenColdKeysExpire() throws Exception {
-    Path jar = Path.of(System.getProperty("demo.jar", "target/refresher-demo.jar"));
-    assertThat(jar).exists();
-    Path output = Files.createTempFile("demo", ".out");
-    Process process =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m",
-                "-jar",
-                jar.toString(),
-                "demo",
-                "--seconds",
-                "40",
-                "--rate",
-                "1000")
-            .redirectErrorStream(true)
-            .redirectOutput(output.toFile())
-            .start();
-    boolean exited = process.waitFor(4, TimeUnit.MINUTES);
-    if (!exited) {
-      process.destroyForcibly();
-    }
-    String printed = read(output);
+    DemoRun run = DemoRun.of(Duration.ofMinutes(4), "--seconds", "40", "--rate", "1000");
+    String printed = run.printed();
 
-    assertThat(exited).as("demo finished; output:%n%s", printed).isTrue();
-    assertThat(process.exitValue()).as("exit code; output:%n%s", printed).isZero();
+    assertThat(run.exited()).as("demo finished; output:%n%s", printed).isTrue();
+    assertThat(run.exitCode()).as("exit code; output:%n%s", printed).isZero();
     Matcher reads = READS.matcher(printed);
     Matcher hotSet = HOT_SET.matcher(printed);
     Matcher source = SOURCE.matcher(printed);
@@ -72,7 +48,4 @@ class DemoCommandIT {
     assertThat(printed).contains("cache-aside");
   }
 
-  private static String read(Path file) throws IOException {
-    return Files.readString(file, StandardCharsets.UTF_8);
-  }
 }

@@ -2,11 +2,7 @@ package io.refresher.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -49,31 +45,12 @@ class DemoStormIT {
 
   @Test
   void stormDemo_redisKilledEmpty_hottestKeysBackFirst_withinTheBound() throws Exception {
-    Path jar = Path.of(System.getProperty("demo.jar", "target/refresher-demo.jar"));
-    assertThat(jar).exists();
-    Path output = Files.createTempFile("demo-storm", ".out");
-    Process process =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m",
-                "-jar",
-                jar.toString(),
-                "demo",
-                "--storm")
-            .redirectErrorStream(true)
-            .redirectOutput(output.toFile())
-            .start();
-    boolean exited;
-    try {
-      exited = process.waitFor(3, TimeUnit.MINUTES);
-    } finally {
-      stop(process);
-    }
-    String printed = Files.readString(output, StandardCharsets.UTF_8);
+    DemoRun run = DemoRun.of(Duration.ofMinutes(3), "--storm");
+    String printed = run.printed();
     System.out.println(printed);
 
-    assertThat(exited).as("demo finished; output:%n%s", printed).isTrue();
-    assertThat(process.exitValue()).as("exit code; output:%n%s", printed).isZero();
+    assertThat(run.exited()).as("demo finished; output:%n%s", printed).isTrue();
+    assertThat(run.exitCode()).as("exit code; output:%n%s", printed).isZero();
     Matcher before = find(BEFORE, printed);
     Matcher lost = find(LOST, printed);
     Matcher refill = find(REFILL, printed);
@@ -133,16 +110,5 @@ class DemoStormIT {
    * Ends the demo if it still runs: SIGTERM first, so its shutdown hooks stop the embedded Redis and
    * PostgreSQL; then SIGKILL for it and the servers it started.
    */
-  private static void stop(Process process) throws InterruptedException {
-    if (!process.isAlive()) {
-      return;
-    }
-    List<ProcessHandle> children = process.descendants().toList();
-    process.destroy();
-    if (!process.waitFor(30, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      process.waitFor(10, TimeUnit.SECONDS);
-    }
-    children.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
-  }
+
 }
