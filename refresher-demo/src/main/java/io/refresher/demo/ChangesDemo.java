@@ -82,12 +82,9 @@ final class ChangesDemo {
   }
 
   ChangesReport run() throws Exception {
-    out.println("Starting embedded PostgreSQL and Redis (real servers from Maven artifacts)...");
-    EmbeddedPostgreSql postgres = EmbeddedPostgreSql.start();
-    Runtime.getRuntime().addShutdownHook(new Thread(postgres::close, "demo-postgres-stop"));
-    EmbeddedRedis redis = EmbeddedRedis.start();
-    Runtime.getRuntime().addShutdownHook(new Thread(redis::close, "demo-redis-stop"));
-    String dbUrl = postgres.createDatabase("refresher_demo");
+    DemoServers servers = DemoServers.start(out);
+    EmbeddedRedis redis = servers.redis();
+    String dbUrl = servers.dbUrl();
     Demo.seed(dbUrl);
     try (Connection connection = connect(dbUrl); Statement statement = connection.createStatement()) {
       statement.execute(TRIGGER_SQL);
@@ -131,8 +128,7 @@ final class ChangesDemo {
     }
     out.println("Stopping the service, then Redis and PostgreSQL...");
     app.stopServer();
-    redis.close();
-    postgres.close();
+    servers.close();
     return report;
   }
 

@@ -63,12 +63,9 @@ final class Demo {
   }
 
   DemoReport run() throws Exception {
-    out.println("Starting embedded PostgreSQL and Redis (real servers from Maven artifacts)...");
-    EmbeddedPostgreSql postgres = EmbeddedPostgreSql.start();
-    Runtime.getRuntime().addShutdownHook(new Thread(postgres::close, "demo-postgres-stop"));
-    EmbeddedRedis redis = EmbeddedRedis.start();
-    Runtime.getRuntime().addShutdownHook(new Thread(redis::close, "demo-redis-stop"));
-    String dbUrl = postgres.createDatabase("refresher_demo");
+    DemoServers servers = DemoServers.start(out);
+    EmbeddedRedis redis = servers.redis();
+    String dbUrl = servers.dbUrl();
     seed(dbUrl);
 
     int httpPort = FreePorts.next();
@@ -105,8 +102,7 @@ final class Demo {
     redisson.shutdown();
     out.println("Stopping the service, then Redis and PostgreSQL...");
     app.stopServer();
-    redis.close();
-    postgres.close();
+    servers.close();
     return report;
   }
 

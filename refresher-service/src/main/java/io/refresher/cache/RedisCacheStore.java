@@ -266,25 +266,10 @@ public final class RedisCacheStore implements CacheStore {
       int history,
       KeyLocks.HeldLock lock) {
     reachability.require("RedisCacheStore.write");
-    String lockName = CacheKeys.lockName(key);
-    String owner = "";
+    Write write = Write.of(key, lock, value, fence, generation, meta, physicalTtl, history, false);
     if (lock instanceof RedisKeyLocks.Held held) {
-      lockName = held.lockName();
-      owner = held.owner();
       held.releasedByScript();
     }
-    Write write =
-        new Write(
-            key,
-            lockName,
-            owner,
-            value,
-            fence,
-            generation,
-            meta,
-            physicalTtl.toMillis(),
-            history,
-            false);
     try {
       return writes.call(write);
     } catch (RedisException e) {
@@ -302,24 +287,8 @@ public final class RedisCacheStore implements CacheStore {
       Duration physicalTtl,
       KeyLocks.HeldLock lock) {
     reachability.require("RedisCacheStore.extend");
-    String lockName = CacheKeys.lockName(key);
-    String owner = "";
-    if (lock instanceof RedisKeyLocks.Held held) {
-      lockName = held.lockName();
-      owner = held.owner();
-    }
     Write extension =
-        new Write(
-            key,
-            lockName,
-            owner,
-            "",
-            fence,
-            generation,
-            new ValueMeta(revalidatedAt, Duration.ZERO, expiresAt),
-            physicalTtl.toMillis(),
-            0,
-            true);
+        Write.of(key, lock, "", fence, generation, new ValueMeta(revalidatedAt, Duration.ZERO, expiresAt), physicalTtl, 0, true);
     WriteResult result;
     try {
       result = writes.call(extension);
@@ -390,7 +359,28 @@ public final class RedisCacheStore implements CacheStore {
       ValueMeta meta,
       long physicalTtlMillis,
       int history,
-      boolean extend) {}
+      boolean extend) {
+
+    /** A write carrying the lock it releases: the service's own (name and owner), or none. */
+    static Write of(
+        String key,
+        KeyLocks.HeldLock lock,
+        String value,
+        Fence fence,
+        long generation,
+        ValueMeta meta,
+        Duration physicalTtl,
+        int history,
+        boolean extend) {
+      String lockName = CacheKeys.lockName(key);
+      String owner = "";
+      if (lock instanceof RedisKeyLocks.Held held) {
+        lockName = held.lockName();
+        owner = held.owner();
+      }
+      return new Write(key, lockName, owner, value, fence, generation, meta, physicalTtl.toMillis(), history, extend);
+    }
+  }
 
   private static final class WriteShape implements BatchedScript.Shape<Write, WriteResult> {
     @Override

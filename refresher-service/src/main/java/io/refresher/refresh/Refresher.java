@@ -202,18 +202,8 @@ public final class Refresher {
     if (!result.written()) {
       return notWritten(registration, fence, result.status());
     }
-    TtrDecision ttr = ttrFor(registration, result.recentDurations());
-    Instant next = planner.nextRefreshAt(expiresAt, ttr);
-    rescheduler.reschedule(registration.key(), next);
-    logRecovery(registration, result);
-    LOG.debug(
-        "refreshed key '{}' from source '{}' in {} ms; ttr {} ms, next refresh at {}",
-        registration.key(),
-        registration.source(),
-        took.toMillis(),
-        ttr.ttr().toMillis(),
-        next);
-    return new Refreshed(computedAt, took, expiresAt, next, ttr.ttr(), fence);
+    Next next = scheduleNext(registration, result, expiresAt, took, "refreshed");
+    return new Refreshed(computedAt, took, expiresAt, next.at(), next.ttr().ttr(), fence);
   }
 
   /**
@@ -243,21 +233,16 @@ public final class Refresher {
     }
     // The TTR keeps coming from full computations: the stored durations are left as they were, so
     // that a change found at the next refresh still has time to be computed.
+    Next next = scheduleNext(registration, result, expiresAt, took, "revalidated (unchanged)");
+    return Optional.of(new Revalidated(now, took, expiresAt, next.at(), next.ttr().ttr(), fence));
+  }
+
+  /** After a write or extension: the key's TTR, its next refresh handed to the rescheduler, the logs. */
+  private Next scheduleNext(
+      Registration registration, CacheStore.WriteResult result, Instant expiresAt, Duration took, String what) {
     TtrDecision ttr = ttrFor(registration, result.recentDurations());
     Instant next = planner.nextRefreshAt(expiresAt, ttr);
     rescheduler.reschedule(registration.key(), next);
-    logRecovery(registration, result);
-    LOG.debug(
-        "revalidated key '{}' from source '{}' in {} ms (unchanged); ttr {} ms, next refresh at {}",
-        registration.key(),
-        registration.source(),
-        took.toMillis(),
-        ttr.ttr().toMillis(),
-        next);
-    return Optional.of(new Revalidated(now, took, expiresAt, next, ttr.ttr(), fence));
-  }
-
-  private void logRecovery(Registration registration, CacheStore.WriteResult result) {
     if (result.clearedFailures() > 0) {
       LOG.info(
           "key '{}' recovered: refreshed from source '{}' after {} failed attempts",
@@ -265,7 +250,19 @@ public final class Refresher {
           registration.source(),
           result.clearedFailures());
     }
+    LOG.debug(
+        "{} key '{}' from source '{}' in {} ms; ttr {} ms, next refresh at {}",
+        what,
+        registration.key(),
+        registration.source(),
+        took.toMillis(),
+        ttr.ttr().toMillis(),
+        next);
+    return new Next(ttr, next);
   }
+
+  /** A key's TTR and the next refresh planned from it. */
+  private record Next(TtrDecision ttr, Instant at) {}
 
   /** A write or extension the stored state refused. */
   private RefreshOutcome notWritten(Registration registration, Fence fence, CacheStore.WriteStatus status) {
