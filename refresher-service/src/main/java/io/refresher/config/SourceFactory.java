@@ -47,7 +47,8 @@ public class SourceFactory {
 
   @NotNull private Map<String, ParamType> params = new LinkedHashMap<>();
 
-  @NotNull private ResultShape result = ResultShape.ROWS;
+  /** A SQL source's result shape; null when not given ({@code rows}). An HTTP source has none. */
+  private ResultShape result;
 
   @NotNull
   @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
@@ -84,9 +85,15 @@ public class SourceFactory {
     this.params = params;
   }
 
+  /** The result shape: as given, else {@code rows}. */
   @JsonProperty
   public ResultShape getResult() {
-    return result;
+    return result == null ? ResultShape.ROWS : result;
+  }
+
+  /** Whether {@code result} was given (an HTTP source must not give one: see {@code http.pointer}). */
+  public boolean resultGiven() {
+    return result != null;
   }
 
   @JsonProperty
@@ -142,14 +149,14 @@ public class SourceFactory {
   public SourceDefinition build(String name) {
     if (http != null) {
       return new SourceDefinition(
-          name, http.getEndpoint(), null, params, result, timeout.toJavaDuration(), http.build(), null, null);
+          name, http.getEndpoint(), null, params, getResult(), timeout.toJavaDuration(), http.build(), null, null);
     }
     return new SourceDefinition(
         name,
         effectiveDatasource(),
         sql,
         params,
-        result,
+        getResult(),
         timeout.toJavaDuration(),
         null,
         versionSql == null || versionSql.isBlank() ? null : versionSql,

@@ -136,6 +136,9 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
     if (source.getVersionSql() != null) {
       valid = violation(context, path + ".versionSql", "is for SQL sources; an HTTP source revalidates with ETag and Last-Modified");
     }
+    if (source.resultGiven()) {
+      valid = violation(context, path + ".result", "is for SQL sources; an HTTP source's value is its body, or the JSON at http.pointer");
+    }
     if (source.getChanges() != null) {
       valid = violation(context, path + ".changes", "is for SQL sources (PostgreSQL LISTEN/NOTIFY)");
     }

@@ -183,6 +183,16 @@ class HttpSourceConfigurationTest {
   }
 
   @Test
+  void build_httpSourceWithSqlOnlyOptions_failsNamingEach() throws Exception {
+    String failure =
+        failure(source("path: /products/{id}\n", "id: long") + "    result: row\n    versionSql: SELECT 1\n");
+
+    assertThat(failure)
+        .contains("sources.product.result is for SQL sources; an HTTP source's value is its body, or the JSON at http.pointer")
+        .contains("sources.product.versionSql is for SQL sources");
+  }
+
+  @Test
   void build_endpointNameUnfitForMetrics_fails() throws Exception {
     String failure = failure(BASE.replace("catalog-api:", "Catalog.API:"));
 
