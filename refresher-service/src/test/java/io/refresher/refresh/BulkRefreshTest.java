@@ -13,8 +13,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,12 +40,27 @@ class BulkRefreshTest {
   private final AtomicInteger mostAtOnce = new AtomicInteger();
   private final List<String> written = java.util.Collections.synchronizedList(new ArrayList<>());
 
-  private final ValueLoader slowLoader =
+  /**
+   * The first runs hold their slots until {@code openAt} of them run at once, or for 300 ms: all
+   * the refreshes the bound lets start are then running together, so the most seen at once is the
+   * bound (with {@code openAt} one above the bound, a bound that let one more through opens the
+   * gate and shows it). After that the gate stays open and runs pass straight through.
+   */
+  private final CountDownLatch gate = new CountDownLatch(1);
+
+  private int openAt = 1;
+
+  private final ValueLoader gatedLoader =
       registration -> {
         int now = running.incrementAndGet();
         mostAtOnce.accumulateAndGet(now, Math::max);
+        if (now >= openAt) {
+          gate.countDown();
+        }
         try {
-          Thread.sleep(20); // long enough for the others to start, if they may
+          if (!gate.await(300, TimeUnit.MILLISECONDS)) {
+            gate.countDown(); // no more could start: the bound held them back
+          }
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         } finally {
@@ -60,7 +77,7 @@ class BulkRefreshTest {
 
   @Test
   void refresh_eachKeyOnce_inRequestOrder_unregisteredAnswered() {
-    BulkRefresh bulk = new BulkRefresh(lookup("a", "b", "c"), TestRefreshers.inMemory(SETTINGS, slowLoader, written::add), threads, 2);
+    BulkRefresh bulk = new BulkRefresh(lookup("a", "b", "c"), TestRefreshers.inMemory(SETTINGS, gatedLoader, written::add), threads, 2);
 
     List<BulkRefresh.Result> results = bulk.refresh(List.of("c", "a", "nope", "c", "b"));
 
@@ -78,11 +95,12 @@ class BulkRefreshTest {
     for (int i = 0; i < keys.length; i++) {
       keys[i] = "k" + i;
     }
-    BulkRefresh bulk = new BulkRefresh(lookup(keys), TestRefreshers.inMemory(SETTINGS, slowLoader, written::add), threads, 3);
+    openAt = 4; // one more than the bound
+    BulkRefresh bulk = new BulkRefresh(lookup(keys), TestRefreshers.inMemory(SETTINGS, gatedLoader, written::add), threads, 3);
 
     bulk.refresh(List.of(keys));
 
-    assertThat(mostAtOnce.get()).as("refreshes at once").isBetween(2, 3);
+    assertThat(mostAtOnce.get()).as("refreshes at once").isEqualTo(3);
     assertThat(written).hasSize(24);
   }
 
@@ -100,7 +118,7 @@ class BulkRefreshTest {
             return lookup("fresh").findAll(keys);
           }
         };
-    BulkRefresh bulk = new BulkRefresh(stale, TestRefreshers.inMemory(SETTINGS, slowLoader, written::add), threads, 2);
+    BulkRefresh bulk = new BulkRefresh(stale, TestRefreshers.inMemory(SETTINGS, gatedLoader, written::add), threads, 2);
 
     assertThat(bulk.refresh(List.of("fresh")).get(0).registered()).isTrue();
   }
