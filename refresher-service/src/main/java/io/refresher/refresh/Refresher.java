@@ -20,9 +20,11 @@ import org.slf4j.LoggerFactory;
  *   <li>Wait for room under the source's datasource load bound ({@link SourceLoad}).
  *   <li>Take the key's lock without waiting; if another refresher holds it, skip (it will write
  *       and reschedule).
- *   <li>Run the source.
+ *   <li>Run the source; one that can revalidate is first given the validator stored with the
+ *       served value, and may answer that the value still holds ({@link Loaded.Unchanged}).
  *   <li>Write value and metadata in one atomic script carrying the fence (epoch, lock token); a
- *       write older than the stored one is refused.
+ *       write older than the stored one is refused. An unchanged value is extended by the same
+ *       script instead (its TTL, expiry and fence move; the value is not rewritten).
  *   <li>Release the lock (owner-checked, not awaited) and hand the next due time to the
  *       rescheduler.
  * </ol>
