@@ -273,6 +273,9 @@ public final class RedisCacheStore implements CacheStore {
     try {
       return writes.call(write);
     } catch (RedisException e) {
+      if (lock instanceof RedisKeyLocks.Held held) {
+        held.releaseUnconfirmed();
+      }
       throw unavailable("write of key '" + key + "'", e);
     }
   }

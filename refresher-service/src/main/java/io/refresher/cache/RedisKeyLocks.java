@@ -3,9 +3,11 @@ package io.refresher.cache;
 import io.refresher.client.protocol.CacheKeys;
 import io.refresher.refresh.KeyLocks;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,11 +50,16 @@ import org.slf4j.LoggerFactory;
  * thread id), so a lock can be released from any thread, and a stale release can never free
  * another acquisition's lock.
  *
- * <p><b>Acquisitions whose reply was lost.</b> A lock call that timed out may still run in Redis (a
- * stalled Redis runs its queued commands when it resumes): the key would then be locked for a whole
- * lease by an owner that believes it failed, and every refresh of it skipped. Such acquisitions are
- * remembered with their owner, and {@link #releaseAbandoned()} (called every dispatcher tick)
- * releases them, owner-checked, until the lease they could hold has run out.
+ * <p><b>Calls whose reply was lost.</b> A lock call that timed out may still run in Redis, and
+ * late: a stalled Redis runs its queued commands when it resumes, and a client starved of CPU may
+ * write a command to the wire after its caller gave up on it, behind calls sent since on other
+ * connections. The key would then be locked for a whole lease by an owner that believes it failed,
+ * and every refresh of it skipped. A release (or a value write, which releases the lock) whose
+ * reply was lost may not have run, which leaves the lock held just the same. Such owners are
+ * suspects: the next acquisition of the key frees a lock a suspect holds, and {@link
+ * #releaseAbandoned()} (called every dispatcher tick) releases them, owner-checked. A suspect is
+ * forgotten only once a release freed its lock or the lease it could hold has run out, never
+ * because a release found the lock free: the lost call may still be on its way.
  */
 public final class RedisKeyLocks implements KeyLocks {
 
@@ -127,8 +134,8 @@ public final class RedisKeyLocks implements KeyLocks {
   private final String ownerPrefix = UUID.randomUUID() + ":r";
   private final AtomicLong ownerSequence = new AtomicLong();
   /**
-   * Acquisitions that timed out, by lock name: their owner and when the lease they could hold
-   * ends. One per lock: a later one replaces it (the earlier one's lease ends first anyway).
+   * Owners whose lock call's reply was lost, by lock name: the owner and when the lease it could
+   * hold ends. One per lock: a later one replaces it (the earlier one's lease ends first anyway).
    */
   private final ConcurrentHashMap<String, Abandoned> abandoned = new ConcurrentHashMap<>();
 
@@ -138,6 +145,8 @@ public final class RedisKeyLocks implements KeyLocks {
   private static final long RELEASE_EVERY_MILLIS = 250;
 
   private volatile long lastReleaseMillis;
+
+  private final AtomicLong releasedSuspects = new AtomicLong();
 
   /**
    * The key of the counter the key's tokens come from (Redisson's fenced lock naming: the prefix,
@@ -182,16 +191,15 @@ public final class RedisKeyLocks implements KeyLocks {
     try {
       token = acquisitions.call(acquisition);
     } catch (RedisException e) {
-      abandoned.put(name, new Abandoned(acquisition.owner(), System.currentTimeMillis() + lease.toMillis()));
+      suspect(name, acquisition.owner(), lease.toMillis());
       throw RedisCacheStore.unavailable("lock of key '" + key + "'", e);
     }
-    if (earlier != null) {
-      abandoned.remove(name, earlier); // released by this call if it held the lock
-    }
+    // The earlier suspect stays one: this call freed its lock if it held it, but its own lost call
+    // may run only now.
     if (token < 0) {
       return Optional.empty();
     }
-    return Optional.of(new Held(this, name, acquisition.owner(), token, key));
+    return Optional.of(new Held(this, name, acquisition.owner(), token, key, lease.toMillis()));
   }
 
   @Override
@@ -219,24 +227,49 @@ public final class RedisKeyLocks implements KeyLocks {
       return;
     }
     lastReleaseMillis = now;
+    releaseSuspects(now);
+  }
+
+  /**
+   * Sends one owner-checked release per suspect whose lease may still run; answered when all
+   * are (exceptionally if one failed). A suspect whose release freed its lock is forgotten.
+   */
+  CompletableFuture<Void> releaseSuspects(long now) {
+    List<CompletableFuture<Boolean>> sent = new ArrayList<>();
     abandoned.forEach(
         (lockName, suspect) -> {
           if (suspect.leaseEndMillis() <= now) {
             abandoned.remove(lockName, suspect);
             return;
           }
-          releases
-              .submit(new Release(lockName, suspect.owner()))
-              .whenComplete(
-                  (released, error) -> {
-                    if (error == null) {
-                      abandoned.remove(lockName, suspect);
-                      if (released) {
-                        LOG.debug("released lock {} taken by an acquisition whose reply was lost", lockName);
-                      }
-                    }
-                  });
+          sent.add(
+              releases
+                  .submit(new Release(lockName, suspect.owner()))
+                  .whenComplete(
+                      (released, error) -> {
+                        if (error == null && released) {
+                          abandoned.remove(lockName, suspect);
+                          releasedSuspects.incrementAndGet();
+                          LOG.info("released lock {}, taken by a lock call whose reply was lost", lockName);
+                        }
+                      }));
         });
+    return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new));
+  }
+
+  /** Locks freed that a lock call with a lost reply had left taken. */
+  long releasedSuspects() {
+    return releasedSuspects.get();
+  }
+
+  /** The owner suspected of holding the key's lock, if any (for tests). */
+  Optional<String> suspectedOwner(String key) {
+    return Optional.ofNullable(abandoned.get(CacheKeys.lockName(key))).map(Abandoned::owner);
+  }
+
+  /** The owner may hold the lock for up to {@code leaseMillis} from now; nobody uses it. */
+  private void suspect(String lockName, String owner, long leaseMillis) {
+    abandoned.put(lockName, new Abandoned(owner, System.currentTimeMillis() + leaseMillis));
   }
 
   /** Lock script calls sent so far (acquisitions and releases; a batch counts once). */
@@ -260,14 +293,16 @@ public final class RedisKeyLocks implements KeyLocks {
     private final String owner;
     private final long token;
     private final String key;
+    private final long leaseMillis;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    private Held(RedisKeyLocks locks, String lockName, String owner, long token, String key) {
+    private Held(RedisKeyLocks locks, String lockName, String owner, long token, String key, long leaseMillis) {
       this.locks = locks;
       this.lockName = lockName;
       this.owner = owner;
       this.token = token;
       this.key = key;
+      this.leaseMillis = leaseMillis;
     }
 
     @Override
@@ -285,11 +320,19 @@ public final class RedisKeyLocks implements KeyLocks {
 
     /**
      * Called when a script that releases the lock is about to be sent: a later {@link #release()}
-     * then sends nothing. If that script's reply is lost the lock may stay taken until its lease
-     * ends; the fence keeps that harmless, and the key's next refresh is planned by its writer.
+     * then sends nothing.
      */
     void releasedByScript() {
       released.set(true);
+    }
+
+    /**
+     * The reply of the script that was to release the lock was lost: it may not have run, and the
+     * lock may still be held. The owner becomes a suspect, so that the key's retry is not skipped
+     * as locked by this very refresh. Releasing early is safe: a late write is still fenced.
+     */
+    void releaseUnconfirmed() {
+      locks.suspect(lockName, owner, leaseMillis);
     }
 
     @Override
@@ -304,7 +347,8 @@ public final class RedisKeyLocks implements KeyLocks {
             .whenComplete(
                 (wasHeld, error) -> {
                   if (error != null) {
-                    LOG.debug("unlock of key '{}' not applied: {}", key, error.getMessage());
+                    LOG.debug("unlock of key '{}' not confirmed: {}", key, error.getMessage());
+                    releaseUnconfirmed();
                   } else if (!wasHeld) {
                     // The lease ran out first; the lock is free or someone else's.
                     LOG.debug("unlock of key '{}': the lock was no longer held", key);
@@ -312,6 +356,7 @@ public final class RedisKeyLocks implements KeyLocks {
                 });
       } catch (RuntimeException e) {
         LOG.debug("unlock of key '{}' not sent: {}", key, e.getMessage());
+        releaseUnconfirmed();
       }
     }
   }
