@@ -185,7 +185,7 @@ final class HttpExchange {
     int status = response.getCode();
     Duration retryAfter = null;
     if (status == HttpStatus.SC_TOO_MANY_REQUESTS || status == HttpStatus.SC_SERVICE_UNAVAILABLE) {
-      retryAfter = RetryAfter.parse(header(response, HttpHeaders.RETRY_AFTER), Instant.now());
+      retryAfter = RetryAfter.parse(header(response, HttpHeaders.RETRY_AFTER), header(response, HttpHeaders.DATE), Instant.now());
     }
     String snippet = "";
     if (entity == null) {

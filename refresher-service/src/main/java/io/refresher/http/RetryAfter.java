@@ -45,7 +45,22 @@ final class RetryAfter {
   private RetryAfter() {}
 
   /**
-   * @param now when the response came (a date is relative to it)
+   * An HTTP-date is read against the response's own {@code Date} when it has a valid one: both are
+   * the server's clock, so a server whose clock is off (an hour ahead, say) still gets the delay it
+   * meant, not that delay plus its skew. Without a {@code Date}, against the time the response came.
+   *
+   * @param dateHeader the response's {@code Date} header, or null
+   * @param received when the response came
+   * @return the delay asked for (zero for a date already past), or null when the header is absent
+   *     or is neither form
+   */
+  static Duration parse(String header, String dateHeader, Instant received) {
+    Instant serverNow = dateHeader == null ? null : date(dateHeader.trim());
+    return parse(header, serverNow == null ? received : serverNow);
+  }
+
+  /**
+   * @param now the instant a date is relative to
    * @return the delay asked for (zero for a date already past), or null when the header is absent
    *     or is neither form
    */

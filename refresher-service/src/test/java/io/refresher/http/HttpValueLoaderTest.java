@@ -228,6 +228,24 @@ class HttpValueLoaderTest {
     assertThat(other.retryAfter()).as("only 429 and 503 say when to come back").isNull();
   }
 
+  /** A server whose clock is an hour ahead: its HTTP-date is read against its own Date. */
+  @Test
+  void load_503_retryAfterDate_isReadAgainstTheServersDate() {
+    java.time.ZonedDateTime serverNow = java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC).plusHours(1);
+    java.time.format.DateTimeFormatter http = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME;
+    wire.stubFor(
+        get(urlPathEqualTo("/base/plain/503-skewed"))
+            .willReturn(
+                aResponse()
+                    .withStatus(503)
+                    .withHeader("Date", http.format(serverNow))
+                    .withHeader("Retry-After", http.format(serverNow.plusSeconds(60)))));
+
+    SourceException unavailable = failure("plain", Map.of("id", "503-skewed"));
+
+    assertThat(unavailable.retryAfter()).as("not 60 s plus the server's hour of skew").isBetween(Duration.ofSeconds(59), Duration.ofSeconds(61));
+  }
+
   @Test
   void load_redirect_isNotFollowed() {
     wire.stubFor(get(urlPathEqualTo("/base/plain/moved")).willReturn(aResponse().withStatus(302).withHeader("Location", "/base/plain/target")));

@@ -43,6 +43,23 @@ class ResponseParsingTest {
     assertThat(RetryAfter.parse(header, NOW)).isNull();
   }
 
+  /** The server's clock an hour ahead of this one: its Date says so, and the delay is what it meant. */
+  @Test
+  void retryAfter_httpDate_isReadAgainstTheResponsesDate() {
+    assertThat(RetryAfter.parse("Sun, 01 Mar 2026 13:00:10 GMT", "Sun, 01 Mar 2026 13:00:00 GMT", NOW))
+        .isEqualTo(Duration.ofSeconds(10));
+    assertThat(RetryAfter.parse("Sun, 01 Mar 2026 12:59:00 GMT", "Sun, 01 Mar 2026 13:00:00 GMT", NOW))
+        .as("a date already past on the server's clock")
+        .isEqualTo(Duration.ZERO);
+    assertThat(RetryAfter.parse("30", "Sun, 01 Mar 2026 13:00:00 GMT", NOW)).as("seconds need no clock").isEqualTo(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void retryAfter_httpDate_withoutAValidDate_isReadAgainstTheTimeTheResponseCame() {
+    assertThat(RetryAfter.parse("Sun, 01 Mar 2026 12:00:10 GMT", null, NOW)).isEqualTo(Duration.ofSeconds(10));
+    assertThat(RetryAfter.parse("Sun, 01 Mar 2026 12:00:10 GMT", "yesterday", NOW)).isEqualTo(Duration.ofSeconds(10));
+  }
+
   @Test
   void retryAfter_absent_isNone() {
     assertThat(RetryAfter.parse(null, NOW)).isNull();
