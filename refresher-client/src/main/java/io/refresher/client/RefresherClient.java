@@ -103,8 +103,8 @@ public final class RefresherClient implements AutoCloseable {
    *
    * <ul>
    *   <li>A value the Refresher service keeps (metadata epoch > 0) is returned until its logical
-   *       expiry; after it (the service stopped refreshing it) one caller recomputes, the others
-   *       get the stale value at once.
+   *       expiry, by Redis's clock; after it (the service stopped refreshing it) one caller
+   *       recomputes, the others get the stale value at once.
    *   <li>A value a client wrote is recomputed early, with XFetch's probability, by one caller
    *       across all processes; the others get the current value at once.
    *   <li>An absent value is loaded once: one thread per process, one process across all (a
