@@ -46,7 +46,6 @@ public final class RefresherClient implements AutoCloseable {
   private final FlightLock flightLock;
   private final LocalFlights flights = new LocalFlights();
   private final EarlyRecompute earlyRecompute;
-  private final InstantSource clock;
   private final Duration waitForOtherLoader;
   private final Duration pollInterval;
   private final RateLimitedWarning redisWarning = new RateLimitedWarning(LOG, WARNING_INTERVAL);
@@ -60,7 +59,6 @@ public final class RefresherClient implements AutoCloseable {
   private RefresherClient(Builder builder, RedissonClient redisson, boolean ownsRedisson) {
     this.redisson = redisson;
     this.ownsRedisson = ownsRedisson;
-    this.clock = builder.clock;
     this.counter =
         AccessCounter.builder(redisson)
             .flushInterval(builder.flushInterval)
@@ -105,8 +103,8 @@ public final class RefresherClient implements AutoCloseable {
    *
    * <ul>
    *   <li>A value the Refresher service keeps (metadata epoch > 0) is returned until its logical
-   *       expiry; after it (the service stopped refreshing it) one caller recomputes, the others
-   *       get the stale value at once.
+   *       expiry, by Redis's clock; after it (the service stopped refreshing it) one caller
+   *       recomputes, the others get the stale value at once.
    *   <li>A value a client wrote is recomputed early, with XFetch's probability, by one caller
    *       across all processes; the others get the current value at once.
    *   <li>An absent value is loaded once: one thread per process, one process across all (a
@@ -134,7 +132,8 @@ public final class RefresherClient implements AutoCloseable {
     if (!stored.present()) {
       return loadOnce(key, ttl, loader);
     }
-    long now = clock.millis();
+    // Redis's clock, not ours: expiresAt is on it, and ours may be seconds off.
+    long now = stored.readAtMillis();
     if (stored.writtenByService()) {
       // The service recomputes its keys before expiry; only a value it gave up on is ours to redo.
       if (stored.expiresAtMillis() == null || now < stored.expiresAtMillis()) {
@@ -314,9 +313,8 @@ public final class RefresherClient implements AutoCloseable {
     if (value == null) {
       return null;
     }
-    long now = clock.millis();
     try {
-      boolean written = store.write(key, new ValueStore.Written(value, ttl.toMillis(), now, deltaMillis, now));
+      boolean written = store.write(key, new ValueStore.Written(value, ttl.toMillis(), deltaMillis));
       if (!written) {
         LOG.debug("value of key '{}' not cached: the service wrote a fresh one meanwhile", key);
       }
@@ -397,7 +395,10 @@ public final class RefresherClient implements AutoCloseable {
       return this;
     }
 
-    /** The clock of metadata times and expiry decisions; default the system clock. */
+    /**
+     * The clock of access buckets; default the system clock. Metadata times and expiry decisions
+     * use Redis's clock, as the service does.
+     */
     public Builder clock(InstantSource clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;

@@ -13,50 +13,77 @@ import org.redisson.client.codec.StringCodec;
  */
 final class ValueStore {
 
-  /** KEYS: value, meta. Returns {value, delta, expiresAt, epoch}, nil for what is absent. */
-  static final String READ =
+  /**
+   * Redis's clock in epoch ms, as a script reads it. The protocol's times ({@code computedAt},
+   * {@code expiresAt}) are on Redis's clock, which the service follows too: a reader or writer
+   * judging them by its own clock would act early or late by its clock's error.
+   */
+  private static final String REDIS_NOW =
       """
-      local meta = redis.call('HMGET', KEYS[2], '%s', '%s', '%s')
-      return {redis.call('GET', KEYS[1]), meta[1], meta[2], meta[3]}
-      """
-          .formatted(MetaFields.DELTA, MetaFields.EXPIRES_AT, MetaFields.EPOCH);
+      local time = redis.call('TIME')
+      local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+      """;
 
   /**
-   * KEYS: value, meta. ARGV: value, ttl ms, computedAt, delta, expiresAt, now. Returns 1 when
-   * written, 0 when refused: a value the service wrote (epoch > 0) that has not expired yet is its
-   * to replace, never a client's. The service's fence (epoch, token) is kept as it is, since the
-   * service compares its next write against it; a first write sets it to 0, 0.
+   * KEYS: value, meta. Returns {value, delta, expiresAt, epoch, Redis's time in ms}, nil for what
+   * is absent.
+   */
+  static final String READ =
+      REDIS_NOW
+          + """
+          local meta = redis.call('HMGET', KEYS[2], '%s', '%s', '%s')
+          return {redis.call('GET', KEYS[1]), meta[1], meta[2], meta[3], now}
+          """
+              .formatted(MetaFields.DELTA, MetaFields.EXPIRES_AT, MetaFields.EPOCH);
+
+  /**
+   * KEYS: value, meta. ARGV: value, ttl ms, delta ms. Returns 1 when written, 0 when refused.
+   *
+   * <ul>
+   *   <li>Refused: a value the service wrote (epoch > 0) that is there and has not expired by
+   *       Redis's clock is its to replace, never a client's. Without a value (evicted, by the
+   *       service or by Redis) there is nothing to protect, whatever the metadata says.
+   *   <li>{@code computedAt} and {@code expiresAt} are Redis's time at the write and that plus the
+   *       ttl. A validator or revalidation of the service's described the value replaced: it goes.
+   *   <li>The service's fence (epoch, token) and tombstone (generation, retired) are kept, since
+   *       the service checks its next write against them; a first write sets the fence to 0, 0.
+   *   <li>The metadata's TTL only grows: cut to the client's ttl, a fence or tombstone could expire
+   *       before a refresh in flight that it must refuse.
+   * </ul>
    */
   static final String WRITE =
-      """
-      local stored = redis.call('HMGET', KEYS[2], '%1$s', '%2$s')
-      local epoch = tonumber(stored[1] or '0') or 0
-      if epoch > 0 and (tonumber(stored[2] or '0') or 0) > tonumber(ARGV[6]) then
-        return 0
-      end
-      redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-      redis.call('HSET', KEYS[2], '%3$s', ARGV[3], '%4$s', ARGV[4], '%2$s', ARGV[5],
-        '%5$s', string.len(ARGV[1]))
-      if not stored[1] then
-        redis.call('HSET', KEYS[2], '%1$s', '0', '%6$s', '0')
-      end
-      redis.call('PEXPIRE', KEYS[2], ARGV[2])
-      return 1
-      """
-          .formatted(
-              MetaFields.EPOCH,
-              MetaFields.EXPIRES_AT,
-              MetaFields.COMPUTED_AT,
-              MetaFields.DELTA,
-              MetaFields.SIZE,
-              MetaFields.TOKEN);
+      REDIS_NOW
+          + """
+          local stored = redis.call('HMGET', KEYS[2], '%1$s', '%2$s')
+          local epoch = tonumber(stored[1] or '0') or 0
+          if epoch > 0 and (tonumber(stored[2] or '0') or 0) > now and redis.call('EXISTS', KEYS[1]) == 1 then
+            return 0
+          end
+          local ttl = tonumber(ARGV[2])
+          redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+          redis.call('HSET', KEYS[2], '%3$s', now, '%4$s', ARGV[3], '%2$s', now + ttl,
+            '%5$s', string.len(ARGV[1]))
+          redis.call('HDEL', KEYS[2], '%7$s', '%8$s')
+          if not stored[1] then
+            redis.call('HSET', KEYS[2], '%1$s', '0', '%6$s', '0')
+          end
+          if redis.call('PTTL', KEYS[2]) < ttl then
+            redis.call('PEXPIRE', KEYS[2], ttl)
+          end
+          return 1
+          """
+              .formatted(
+                  MetaFields.EPOCH,
+                  MetaFields.EXPIRES_AT,
+                  MetaFields.COMPUTED_AT,
+                  MetaFields.DELTA,
+                  MetaFields.SIZE,
+                  MetaFields.TOKEN,
+                  MetaFields.VALIDATOR,
+                  MetaFields.REVALIDATED_AT);
 
-  /** What a client writes beside a value: all times in epoch ms, durations in ms. */
-  record Written(String value, long ttlMillis, long computedAt, long deltaMillis, long nowMillis) {
-    long expiresAt() {
-      return computedAt + ttlMillis;
-    }
-  }
+  /** What a client writes beside a value: durations in ms (the times are Redis's, see WRITE). */
+  record Written(String value, long ttlMillis, long deltaMillis) {}
 
   private final RedissonClient redisson;
 
@@ -79,7 +106,7 @@ final class ValueStore {
                 RScript.ReturnType.MULTI,
                 List.<Object>of(key, CacheKeys.metaKey(key)));
     return new StoredValue(
-        text(reply, 0), number(reply, 1), number(reply, 2), orZero(number(reply, 3)));
+        text(reply, 0), number(reply, 1), number(reply, 2), orZero(number(reply, 3)), orZero(number(reply, 4)));
   }
 
   /** Whether the value was written (false: refused, a fresh value of the service is there). */
@@ -95,10 +122,7 @@ final class ValueStore {
                 List.<Object>of(key, CacheKeys.metaKey(key)),
                 written.value(),
                 Long.toString(written.ttlMillis()),
-                Long.toString(written.computedAt()),
-                Long.toString(written.deltaMillis()),
-                Long.toString(written.expiresAt()),
-                Long.toString(written.nowMillis()));
+                Long.toString(written.deltaMillis()));
     return result != null && result == 1L;
   }
 

@@ -8,6 +8,7 @@ import io.refresher.client.protocol.MetaFields;
 import io.refresher.embedded.EmbeddedRedis;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,7 @@ import org.redisson.client.RedisException;
 /** What applications see: reads counted, early recomputation, single flight, degradation. */
 class RefresherClientIT {
 
+  /** January 2027: weeks ahead of Redis's clock while these tests run. */
   private static final long T0 = 1_800_000_000_000L;
   private static final Duration TTL = Duration.ofMinutes(5);
 
@@ -82,11 +84,12 @@ class RefresherClientIT {
 
   @Test
   void getWithLoader_absentKey_loadsOnceAndCachesValueWithMetadata() {
-    MutableClock clock = new MutableClock(T0);
-    RefresherClient client = client(RefresherClient.builder(redisson).clock(clock));
+    RefresherClient client = client(RefresherClient.builder(redisson));
     AtomicInteger runs = new AtomicInteger();
 
+    long before = TestRedis.redisMillis(redisson);
     String first = client.get("product:42", TTL, () -> "v" + runs.incrementAndGet());
+    long after = TestRedis.redisMillis(redisson);
     String second = client.get("product:42", TTL, () -> "v" + runs.incrementAndGet());
 
     assertThat(first).isEqualTo("v1");
@@ -94,9 +97,10 @@ class RefresherClientIT {
     assertThat(runs).hasValue(1);
     assertThat(redisson.getBucket("product:42").get()).isEqualTo("v1");
     Map<String, String> meta = meta("product:42");
+    long computedAt = Long.parseLong(meta.get(MetaFields.COMPUTED_AT));
+    assertThat(computedAt).as("computedAt, by Redis's clock").isBetween(before, after);
     assertThat(meta)
-        .containsEntry(MetaFields.COMPUTED_AT, Long.toString(T0))
-        .containsEntry(MetaFields.EXPIRES_AT, Long.toString(T0 + TTL.toMillis()))
+        .containsEntry(MetaFields.EXPIRES_AT, Long.toString(computedAt + TTL.toMillis()))
         .containsEntry(MetaFields.SIZE, "2")
         .containsEntry(MetaFields.EPOCH, "0")
         .containsEntry(MetaFields.TOKEN, "0")
@@ -111,27 +115,27 @@ class RefresherClientIT {
 
   @Test
   void getWithLoader_clientValueCloseToExpiry_isRecomputedEarly() {
-    MutableClock clock = new MutableClock(T0);
-    // 1 ms left, delta 100 ms, beta 1000: p = exp(-1 / 100000), and the seed fixes the draw.
-    writeClientValue("product:42", "old", 100, T0 + 1);
+    // At most 1 s left, delta 100 ms, beta 1000: p >= exp(-1000 / 100000), and the seed fixes the draw.
+    writeClientValue("product:42", "old", 100, TestRedis.redisMillis(redisson) + 1_000);
     RefresherClient client =
-        client(RefresherClient.builder(redisson).clock(clock).beta(1000).random(new SplittableRandom(42)));
+        client(RefresherClient.builder(redisson).beta(1000).random(new SplittableRandom(42)));
 
     String value = client.get("product:42", TTL, () -> "new");
 
     assertThat(value).isEqualTo("new");
     assertThat(redisson.getBucket("product:42").get()).isEqualTo("new");
-    assertThat(meta("product:42")).containsEntry(MetaFields.EXPIRES_AT, Long.toString(T0 + TTL.toMillis()));
+    Map<String, String> meta = meta("product:42");
+    assertThat(meta)
+        .containsEntry(MetaFields.EXPIRES_AT, Long.toString(Long.parseLong(meta.get(MetaFields.COMPUTED_AT)) + TTL.toMillis()));
     assertThat(client.stats().earlyRecomputations()).isEqualTo(1);
     assertThat(client.stats().loaderRuns()).isEqualTo(1);
   }
 
   @Test
   void getWithLoader_clientValueFarFromExpiry_isNotRecomputed() {
-    MutableClock clock = new MutableClock(T0);
     // An hour left, delta 100 ms: p = exp(-36000), zero in doubles.
-    writeClientValue("product:42", "old", 100, T0 + Duration.ofHours(1).toMillis());
-    RefresherClient client = client(RefresherClient.builder(redisson).clock(clock).random(new SplittableRandom(42)));
+    writeClientValue("product:42", "old", 100, TestRedis.redisMillis(redisson) + Duration.ofHours(1).toMillis());
+    RefresherClient client = client(RefresherClient.builder(redisson).random(new SplittableRandom(42)));
     AtomicInteger runs = new AtomicInteger();
 
     for (int i = 0; i < 1_000; i++) {
@@ -153,9 +157,8 @@ class RefresherClientIT {
 
   @Test
   void getWithLoader_earlyRecomputationFails_servesTheCurrentValue() {
-    MutableClock clock = new MutableClock(T0);
-    writeClientValue("product:42", "old", 100, T0);
-    RefresherClient client = client(RefresherClient.builder(redisson).clock(clock));
+    writeClientValue("product:42", "old", 100, TestRedis.redisMillis(redisson));
+    RefresherClient client = client(RefresherClient.builder(redisson));
 
     String value = client.get("product:42", TTL, () -> { throw new IOException("database down"); });
 
@@ -165,18 +168,16 @@ class RefresherClientIT {
 
   @Test
   void getWithLoader_serviceValueNotExpired_isNeverRecomputed() {
-    MutableClock clock = new MutableClock(T0);
-    writeServiceValue("product:42", "from-service", 3, 7, T0 + 10_000);
-    // Beta so large that a client-written value would be recomputed on every read.
+    writeServiceValue("product:42", "from-service", 3, 7, TestRedis.redisMillis(redisson) + 60_000);
+    // Beta so large that a client-written value would be recomputed on every read; the client's
+    // clock past the expiry by weeks, which must not matter: Redis's clock decides.
     RefresherClient client =
-        client(RefresherClient.builder(redisson).clock(clock).beta(1e9).random(new SplittableRandom(1)));
+        client(RefresherClient.builder(redisson).clock(new MutableClock(T0)).beta(1e9).random(new SplittableRandom(1)));
     AtomicInteger runs = new AtomicInteger();
 
     for (int i = 0; i < 1_000; i++) {
       assertThat(client.get("product:42", TTL, () -> "client" + runs.incrementAndGet())).isEqualTo("from-service");
     }
-    clock.advance(Duration.ofMillis(9_999));
-    assertThat(client.get("product:42", TTL, () -> "client" + runs.incrementAndGet())).isEqualTo("from-service");
 
     assertThat(runs).hasValue(0);
     assertThat(client.stats().loaderRuns()).isZero();
@@ -185,31 +186,64 @@ class RefresherClientIT {
 
   @Test
   void getWithLoader_serviceValuePastItsExpiry_isRecomputedKeepingTheFence() {
-    MutableClock clock = new MutableClock(T0);
-    writeServiceValue("product:42", "from-service", 3, 7, T0 + 10_000);
-    RefresherClient client = client(RefresherClient.builder(redisson).clock(clock));
-    clock.advance(Duration.ofMillis(10_000));
+    writeServiceValue("product:42", "from-service", 3, 7, TestRedis.redisMillis(redisson));
+    RefresherClient client = client(RefresherClient.builder(redisson));
 
     String value = client.get("product:42", TTL, () -> "from-client");
 
     assertThat(value).isEqualTo("from-client");
     assertThat(redisson.getBucket("product:42").get()).isEqualTo("from-client");
-    assertThat(meta("product:42"))
+    Map<String, String> meta = meta("product:42");
+    assertThat(meta)
         .containsEntry(MetaFields.EPOCH, "3")
         .containsEntry(MetaFields.TOKEN, "7")
-        .containsEntry(MetaFields.EXPIRES_AT, Long.toString(T0 + 10_000 + TTL.toMillis()));
+        .containsEntry(MetaFields.EXPIRES_AT, Long.toString(Long.parseLong(meta.get(MetaFields.COMPUTED_AT)) + TTL.toMillis()));
     assertThat(client.stats().earlyRecomputations()).isZero();
   }
 
   @Test
   void getWithLoader_serviceValuePastExpiryWhileAnotherRecomputes_servesTheStaleValueAtOnce() {
-    MutableClock clock = new MutableClock(T0 + 20_000);
-    writeServiceValue("product:42", "stale", 3, 7, T0 + 10_000);
+    writeServiceValue("product:42", "stale", 3, 7, TestRedis.redisMillis(redisson) - 10_000);
     redisson.getBucket(CacheKeys.flightLockName("product:42")).set("someone-else", Duration.ofMinutes(1));
-    RefresherClient client = client(RefresherClient.builder(redisson).clock(clock));
+    RefresherClient client = client(RefresherClient.builder(redisson));
 
     assertThat(client.get("product:42", TTL, () -> "from-client")).isEqualTo("stale");
     assertThat(client.stats().loaderRuns()).isZero();
+  }
+
+  /**
+   * After the service evicted a value (a change of a key nobody keeps fresh), its fence and a
+   * logical expiry up to a TTL ahead may stay in the metadata: the key is loaded once and cached,
+   * not loaded on every read until that expiry (issue 18, point 5).
+   */
+  @Test
+  void getWithLoader_serviceValueEvicted_isLoadedOnceAndCached() {
+    writeServiceValue("product:42", "from-service", 3, 7, TestRedis.redisMillis(redisson) + 3_600_000);
+    redisson.getBucket("product:42").delete();
+    RefresherClient client = client(RefresherClient.builder(redisson));
+    AtomicInteger runs = new AtomicInteger();
+
+    assertThat(client.get("product:42", TTL, () -> "loaded-" + runs.incrementAndGet())).isEqualTo("loaded-1");
+    assertThat(client.get("product:42", TTL, () -> "loaded-" + runs.incrementAndGet())).isEqualTo("loaded-1");
+
+    assertThat(runs).as("loader runs").hasValue(1);
+    assertThat(redisson.getBucket("product:42").get()).isEqualTo("loaded-1");
+  }
+
+  /**
+   * A client whose clock is 10 s fast neither recomputes nor overwrites the service's values in
+   * their last 10 s: freshness is judged by Redis's clock, which the service writes by (point 9).
+   */
+  @Test
+  void getWithLoader_clientClock10sFast_serviceValueInItsLast10s_isServedAndKept() {
+    writeServiceValue("product:42", "from-service", 3, 7, TestRedis.redisMillis(redisson) + 5_000);
+    InstantSource fast = InstantSource.offset(InstantSource.system(), Duration.ofSeconds(10));
+    RefresherClient client = client(RefresherClient.builder(redisson).clock(fast));
+
+    assertThat(client.get("product:42", TTL, () -> "from-client")).isEqualTo("from-service");
+
+    assertThat(redisson.getBucket("product:42").get()).isEqualTo("from-service");
+    assertThat(client.stats().loaderRuns()).as("loader runs").isZero();
   }
 
   @Test

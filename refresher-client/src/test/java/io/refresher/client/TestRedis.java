@@ -6,8 +6,10 @@ import java.util.HashMap;
 import java.util.Map;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
+import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.api.options.KeysScanOptions;
 import org.redisson.client.codec.StringCodec;
+import org.redisson.client.protocol.Time;
 import org.redisson.config.Config;
 import org.redisson.config.ConstantDelay;
 
@@ -31,6 +33,12 @@ final class TestRedis {
         .setTimeout(1000)
         .setConnectTimeout(1000);
     return Redisson.create(config);
+  }
+
+  /** Redis's clock ({@code TIME}), epoch ms: the clock the protocol's times are on. */
+  static long redisMillis(RedissonClient redisson) {
+    Time time = redisson.getRedisNodes(RedisNodes.SINGLE).getInstance().time();
+    return time.getSeconds() * 1_000L + time.getMicroseconds() / 1_000L;
   }
 
   /** Reads per key, summed over all access buckets (all shards, all seconds): SCAN + HGETALL. */

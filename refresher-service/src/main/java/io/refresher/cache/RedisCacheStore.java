@@ -61,7 +61,8 @@ public final class RedisCacheStore implements CacheStore {
    *
    * <p>The generation: a write of a deleted generation (the tombstone's {@code retired}) or of an
    * older one than stored is refused; a template's write (generation 0) keeps the stored
-   * generation and tombstone, so a late write of the deleted registration stays refused after it.
+   * generation and tombstone, and the tombstone's TTL if longer than its own, so a late write of
+   * the deleted registration stays refused after it for {@code refresh.deletedTombstone}.
    *
    * <p>The counter: Redisson's fenced lock keeps it without a TTL; here it is made to expire a
    * margin after the value, so it never outlives the key (no leak) and never dies before the
@@ -131,16 +132,18 @@ public final class RedisCacheStore implements CacheStore {
         if stored[3] then
           redis.call('HDEL', meta, 'failures', 'errorKind', 'error', 'errorAt')
         end
+        local metaTtl = ttl
         if storedGeneration > generation then
-          -- a template's write keeps the newer generation and its tombstone
+          -- a template's write keeps the newer generation and its tombstone, whose TTL only grows
+          if stored[6] then metaTtl = math.max(ttl, redis.call('PTTL', meta)) end
         elseif generation > 0 then
           redis.call('HSET', meta, 'generation', ARGV[a + 9])
           if stored[6] then redis.call('HDEL', meta, 'retired') end
         elseif stored[5] or stored[6] then
           redis.call('HDEL', meta, 'generation', 'retired')
         end
-        redis.call('PEXPIRE', meta, ttl)
-        redis.call('PEXPIRE', counter, ttl + margin)
+        redis.call('PEXPIRE', meta, metaTtl)
+        redis.call('PEXPIRE', counter, metaTtl + margin)
         return 1, tonumber(stored[3] or '0'), recent
       end
       local out = {}
@@ -332,11 +335,31 @@ public final class RedisCacheStore implements CacheStore {
     }
   }
 
+  /**
+   * KEYS: value, meta. Deletes the value and what the metadata says about it ({@code expiresAt}
+   * above all: a reader taking it for a fresh value's would not cache the key again until then);
+   * keeps the fence, the generation and tombstone, the compute history and the failure streak,
+   * which the next refresh is checked against or plans with. Running it twice changes nothing more.
+   */
+  static final String EVICT =
+      """
+      redis.call('DEL', KEYS[1])
+      redis.call('HDEL', KEYS[2], 'computedAt', 'delta', 'expiresAt', 'size', 'validator', 'revalidatedAt')
+      return 1
+      """;
+
   @Override
   public void evictValue(String key) {
     reachability.require("RedisCacheStore.evictValue");
     try {
-      redisson.getBucket(key, StringCodec.INSTANCE).delete();
+      redisson
+          .getScript(StringCodec.INSTANCE)
+          .eval(
+              key,
+              RScript.Mode.READ_WRITE,
+              EVICT,
+              RScript.ReturnType.INTEGER,
+              List.<Object>of(key, CacheKeys.metaKey(key)));
     } catch (RedisException e) {
       throw unavailable("eviction of key '" + key + "'", e);
     }

@@ -107,9 +107,11 @@ public interface CacheStore {
   Optional<String> validator(String key);
 
   /**
-   * Deletes the value (not its metadata, whose fence still refuses older writes), for a key whose
-   * data changed while nobody reads it: the next reader computes it. The caller holds the key's
-   * lock, so no refresh in flight can write an older value after it.
+   * Deletes the value, for a key whose data changed while nobody reads it: the next reader
+   * computes it. The metadata loses what described the value (its logical expiry above all, so a
+   * reader caches the key again at once) and keeps the fence, which still refuses older writes,
+   * and the generation and tombstone. The caller holds the key's lock, so no refresh in flight can
+   * write an older value after it.
    */
   void evictValue(String key);
 

@@ -2,8 +2,9 @@ package io.refresher.client.protocol;
 
 /**
  * Field names of the metadata hash kept beside each value ({@link CacheKeys#metaKey}); the service
- * writes them on every refresh and the client library reads them for early recomputation. See
- * {@code docs/protocol.md}.
+ * writes them on every refresh and the client library reads them for early recomputation. Times
+ * are epoch ms on Redis's clock ({@code TIME}), which the service follows too. See {@code
+ * docs/protocol.md}.
  */
 public final class MetaFields {
 
