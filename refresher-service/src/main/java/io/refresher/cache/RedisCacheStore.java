@@ -42,7 +42,7 @@ public final class RedisCacheStore implements CacheStore {
    * release), mode ({@code w} write, {@code x} extend), validator (empty: none). Answers per item
    * {status, failures the write cleared, recent compute durations}, status 1 written, 0 a newer
    * fence is stored, 2 refused and the token counter repaired, 3 the registration was deleted, 4
-   * nothing to extend. The recent durations ride along in the same hash (comma-separated, oldest
+   * nothing to extend, 5 the registration was replaced by a newer generation. The recent durations ride along in the same hash (comma-separated, oldest
    * first), so the adaptive TTR needs no extra round trip.
    *
    * <p>Extend (a revalidation: the source said the value still holds) passes the same checks, then
@@ -88,7 +88,8 @@ public final class RedisCacheStore implements CacheStore {
         local margin = tonumber(ARGV[a + 10])
         if generation > 0 and (generation < storedGeneration or (generation == storedGeneration and stored[6])) then
           keepCounterFinite(counter, meta, ttl, margin)
-          return 3, 0, ''
+          if stored[6] then return 3, 0, '' end
+          return 5, 0, ''
         end
         if stored[1] then
           local storedEpoch = tonumber(stored[1])
@@ -203,18 +204,30 @@ public final class RedisCacheStore implements CacheStore {
 
   /**
    * KEYS: value, meta, lock token counter. ARGV: generation, evict (1/0), tombstone ms, counter
-   * margin ms. Leaves {@code generation} and {@code retired} in the metadata for at least the
-   * tombstone's time; evicting deletes value, metadata and counter first.
+   * margin ms, mode ({@code retire}: the registration of the generation is deleted; {@code
+   * supersede}: it replaced an older one). Retiring leaves {@code generation} and {@code retired}
+   * in the metadata; evicting deletes value, metadata and counter first. Superseding raises the
+   * stored {@code generation} (never lowers it) and clears a tombstone of an older generation, so
+   * that a refresh of the replaced registration still running is refused like one of a deleted
+   * registration. Either way the record lasts at least the tombstone's time.
    */
-  static final String RETIRE =
+  static final String MARK_GENERATION =
       """
       local storedGeneration = tonumber(redis.call('HGET', KEYS[2], 'generation') or '0')
       local generation = math.max(tonumber(ARGV[1]), storedGeneration)
       local tombstone = tonumber(ARGV[3])
-      if ARGV[2] == '1' then
-        redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+      if ARGV[5] == 'supersede' then
+        if tonumber(ARGV[1]) <= storedGeneration then
+          return 0
+        end
+        redis.call('HSET', KEYS[2], 'generation', generation)
+        redis.call('HDEL', KEYS[2], 'retired')
+      else
+        if ARGV[2] == '1' then
+          redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+        end
+        redis.call('HSET', KEYS[2], 'generation', generation, 'retired', '1')
       end
-      redis.call('HSET', KEYS[2], 'generation', generation, 'retired', '1')
       local ttl = redis.call('PTTL', KEYS[2])
       if ttl < tombstone then
         redis.call('PEXPIRE', KEYS[2], tombstone)
@@ -532,22 +545,32 @@ public final class RedisCacheStore implements CacheStore {
 
   @Override
   public void retire(String key, long generation, boolean evict, Duration tombstone) {
-    reachability.require("RedisCacheStore.retire");
+    markGeneration(key, generation, evict, tombstone, "retire", (evict ? "eviction" : "tombstone") + " of key '" + key + "'");
+  }
+
+  @Override
+  public void supersede(String key, long generation, Duration tombstone) {
+    markGeneration(key, generation, false, tombstone, "supersede", "generation " + generation + " of key '" + key + "'");
+  }
+
+  private void markGeneration(String key, long generation, boolean evict, Duration tombstone, String mode, String what) {
+    reachability.require("RedisCacheStore." + mode);
     try {
       redisson
           .getScript(StringCodec.INSTANCE)
           .eval(
               key,
               RScript.Mode.READ_WRITE,
-              RETIRE,
+              MARK_GENERATION,
               RScript.ReturnType.INTEGER,
               List.<Object>of(key, CacheKeys.metaKey(key), RedisKeyLocks.tokenCounterName(key)),
               Long.toString(generation),
               evict ? "1" : "0",
               Long.toString(tombstone.toMillis()),
-              Long.toString(COUNTER_MARGIN_MILLIS));
+              Long.toString(COUNTER_MARGIN_MILLIS),
+              mode);
     } catch (RedisException e) {
-      throw unavailable((evict ? "eviction" : "tombstone") + " of key '" + key + "'", e);
+      throw unavailable(what, e);
     }
   }
 
@@ -557,6 +580,7 @@ public final class RedisCacheStore implements CacheStore {
       case 2 -> WriteStatus.COUNTER_REPAIRED;
       case 3 -> WriteStatus.REGISTRATION_GONE;
       case 4 -> WriteStatus.VALUE_GONE;
+      case 5 -> WriteStatus.REGISTRATION_REPLACED;
       default -> WriteStatus.NEWER_STORED;
     };
   }

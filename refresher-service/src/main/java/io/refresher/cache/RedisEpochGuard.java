@@ -62,6 +62,8 @@ public final class RedisEpochGuard implements EpochSource {
   private volatile long lastCheckMillis;
   private final Duration interval;
   private final AtomicLong epoch = new AtomicLong();
+  /** The last marker value found below this replica's epoch and logged (logged once per value). */
+  private final AtomicLong lowerMarkerWarned = new AtomicLong(-1);
   private final AtomicLong dataLosses = new AtomicLong();
   private final AtomicLong returns = new AtomicLong();
   private volatile ScheduledExecutorService thread;
@@ -198,11 +200,22 @@ public final class RedisEpochGuard implements EpochSource {
         return;
       }
       long next = store.advance();
-      // Of several replicas noticing at once, the one that sets the first missing marker wins.
+      // Of several replicas noticing at once, the one that sets the first missing marker wins; on
+      // a cluster two may each win a different marker (the second read after the first had set
+      // one but not yet the others). Markers are only ever raised, so they end at the higher
+      // epoch, and only the replica whose epoch that is leads.
       RBucket<String> first = redisson.getBucket(missing.get(0), StringCodec.INSTANCE);
       if (first.setIfAbsent(Long.toString(next))) {
-        writeMarkers(next);
-        epoch.set(next);
+        long highestNow = raiseMarkers(next);
+        if (highestNow > next) {
+          adopt(Long.toString(highestNow));
+          LOG.info(
+              "Redis lost its data; another replica took the newer epoch {} (this one took {}) and leads the refill",
+              highestNow,
+              next);
+          return;
+        }
+        epoch.accumulateAndGet(next, Math::max);
         dataLosses.incrementAndGet();
         LOG.warn(
             "Redis holds no epoch marker{}: it is new or lost its data. Data epoch is now {}; this replica leads the refill",
@@ -245,25 +258,66 @@ public final class RedisEpochGuard implements EpochSource {
     return values;
   }
 
-  private void writeMarkers(long value) {
+  /**
+   * KEYS: a marker. ARGV: an epoch. Sets the marker to the epoch unless it holds a higher one;
+   * returns what it holds then. Never lowering a marker keeps an election's late writes (a winner
+   * that paused between its win and setting the other markers) from taking them back.
+   */
+  static final String RAISE_MARKER =
+      """
+      local stored = tonumber(redis.call('GET', KEYS[1]) or '-1')
+      if stored < tonumber(ARGV[1]) then
+        redis.call('SET', KEYS[1], ARGV[1])
+        return ARGV[1]
+      end
+      return tostring(stored)
+      """;
+
+  /**
+   * Raises every marker to {@code value} (one script per marker: on a cluster they live in
+   * different slots) and returns the highest epoch they hold afterwards.
+   */
+  private long raiseMarkers(long value) {
     if (markers.size() == 1) {
-      return; // set by the election itself
+      return value; // set by the election itself
     }
     RBatch batch = redisson.createBatch();
+    List<java.util.concurrent.CompletionStage<String>> raised = new ArrayList<>(markers.size());
     for (String marker : markers) {
-      batch.<String>getBucket(marker, StringCodec.INSTANCE).setAsync(Long.toString(value));
+      raised.add(
+          batch
+              .getScript(StringCodec.INSTANCE)
+              .evalAsync(
+                  marker,
+                  org.redisson.api.RScript.Mode.READ_WRITE,
+                  RAISE_MARKER,
+                  org.redisson.api.RScript.ReturnType.VALUE,
+                  List.<Object>of(marker),
+                  Long.toString(value)));
     }
     batch.execute();
+    long highest = value;
+    for (var marker : raised) {
+      highest = Math.max(highest, Long.parseLong(marker.toCompletableFuture().join()));
+    }
+    return highest;
   }
 
+  /**
+   * Takes the epoch the markers hold, unless this replica already knows a higher one: an epoch
+   * never goes backwards (a fence made with a lower epoch would be refused against values already
+   * written with the higher one).
+   */
   private void adopt(String marker) {
     if (marker == null) {
       return;
     }
     long value = Long.parseLong(marker);
-    long previous = epoch.getAndSet(value);
-    if (previous != value && previous != 0) {
+    long previous = epoch.getAndAccumulate(value, Math::max);
+    if (value > previous && previous != 0) {
       LOG.info("data epoch changed from {} to {}", previous, value);
+    } else if (value < previous && lowerMarkerWarned.getAndSet(value) != value) {
+      LOG.warn("Redis's epoch marker holds {}, older than this replica's epoch {}; kept {}", value, previous, previous);
     }
   }
 }

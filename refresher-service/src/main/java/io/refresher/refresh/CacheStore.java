@@ -23,8 +23,13 @@ public interface CacheStore {
      * acquisition's write will be accepted. Retry soon.
      */
     COUNTER_REPAIRED,
-    /** The registration this write was computed for was deleted (or replaced) meanwhile. */
+    /** The registration this write was computed for was deleted meanwhile. */
     REGISTRATION_GONE,
+    /**
+     * The registration this write was computed for was replaced meanwhile ({@link #supersede}):
+     * the replacement's value is still to be computed.
+     */
+    REGISTRATION_REPLACED,
     /**
      * An extension ({@link #extend}) found no value to extend (it expired or was evicted): nothing
      * was changed and the lock is still held, so the caller computes the value instead.
@@ -137,4 +142,14 @@ public interface CacheStore {
    * @param tombstone how long the record of the deletion is kept; longer than any refresh can run
    */
   void retire(String key, long generation, boolean evict, Duration tombstone);
+
+  /**
+   * Records that the registration of {@code generation} replaced older ones: writes computed for
+   * an older generation (a refresh of the replaced registration still running) are refused from
+   * now on, as after {@link #retire}. Never lowers the stored generation.
+   *
+   * @param tombstone how long the record is kept at least; longer than any refresh can run
+   * @throws CacheUnavailableException when Redis cannot be reached
+   */
+  void supersede(String key, long generation, Duration tombstone);
 }

@@ -317,7 +317,6 @@ public final class RefreshDispatcher {
     if (now - lastRenewalMillis < lease / 3) {
       return;
     }
-    lastRenewalMillis = now;
     Map<String, Double> expiring = new HashMap<>();
     for (DueRefresh task : held.values()) {
       if (task.leaseUntilMillis - now < lease * 2 / 3) {
@@ -325,11 +324,25 @@ public final class RefreshDispatcher {
       }
     }
     if (expiring.isEmpty()) {
+      lastRenewalMillis = now;
       return;
     }
     long renewedUntil = now + lease;
     double renewedScore = leaseScore(renewedUntil);
-    Set<String> lost = leases.renew(expiring, renewedScore);
+    Set<String> lost;
+    try {
+      lost = renewAllowingForLostReplies(expiring, renewedScore);
+    } catch (CacheUnavailableException e) {
+      // The script may have run although its reply never came: Redis may hold renewedScore now.
+      for (String key : expiring.keySet()) {
+        DueRefresh task = held.get(key);
+        if (task != null) {
+          task.unconfirmedScore = renewedScore;
+        }
+      }
+      throw e;
+    }
+    lastRenewalMillis = now;
     List<String> waitingKeys = new ArrayList<>();
     for (String key : expiring.keySet()) {
       DueRefresh task = held.get(key);
@@ -368,6 +381,29 @@ public final class RefreshDispatcher {
     if (!lost.isEmpty()) {
       LOG.info("{} waiting keys dropped: their claims were taken over (this replica was too slow or stalled)", lost.size());
     }
+  }
+
+  /**
+   * Renews, and for the keys whose score is not the one their task knows, tries again with the
+   * score of a renewal whose reply was lost: if that script ran, the key is still this replica's.
+   * Only keys held by neither score are lost.
+   */
+  private Set<String> renewAllowingForLostReplies(Map<String, Double> expected, double renewedScore) {
+    Set<String> lost = leases.renew(expected, renewedScore);
+    Map<String, Double> unconfirmed = new HashMap<>();
+    for (String key : lost) {
+      DueRefresh task = held.get(key);
+      if (task != null && !Double.isNaN(task.unconfirmedScore)) {
+        unconfirmed.put(key, task.unconfirmedScore);
+      }
+    }
+    if (unconfirmed.isEmpty()) {
+      return lost;
+    }
+    Set<String> lostToo = leases.renew(unconfirmed, renewedScore);
+    Set<String> stillLost = new java.util.HashSet<>(lost);
+    stillLost.removeIf(key -> unconfirmed.containsKey(key) && !lostToo.contains(key));
+    return stillLost;
   }
 
   /**
@@ -430,6 +466,8 @@ public final class RefreshDispatcher {
     private final long plannedAtMillis;
     private volatile double leaseScore;
     private volatile long leaseUntilMillis;
+    /** The score of a renewal whose reply was lost (NaN: none): Redis may hold it instead. */
+    private volatile double unconfirmedScore = Double.NaN;
     private volatile boolean started;
     private volatile java.util.concurrent.ScheduledFuture<?> future;
     private final java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
@@ -448,6 +486,7 @@ public final class RefreshDispatcher {
     void renewed(double score, long until) {
       leaseScore = score;
       leaseUntilMillis = until;
+      unconfirmedScore = Double.NaN;
     }
 
     /** Drops a key that has not started; true if this call dropped it. */

@@ -58,9 +58,17 @@ public final class RefreshService {
    * index entry goes in first, with a claim-lease delay, so that the key is refreshed even if this
    * replica dies before the computation finishes. A key with the {@code hot} policy also joins the
    * hot set, so that it is kept fresh for the cold-after grace, and after that only while read.
+   *
+   * <p>A replacement is recorded in Redis first ({@link CacheStore#supersede}): a refresh of the
+   * replaced registration still running then has its write refused, and reschedules the key at
+   * once, so the replacement is computed as soon as the key's lock is free, even when its own
+   * refresh here was skipped because that lock was held.
    */
   public RefreshOutcome onRegistered(Registration registration) {
     try {
+      if (registration.generation() > 0) {
+        store.supersede(registration.key(), registration.generation(), tombstone);
+      }
       if (registration.policy() == RefreshPolicy.HOT) {
         hotSet.admit(registration.key(), clock.millis());
       }

@@ -289,7 +289,17 @@ public final class Refresher {
       }
       case REGISTRATION_GONE -> {
         LOG.info(
-            "refresh of key '{}' computed a value for a registration deleted or replaced meanwhile; dropped it",
+            "refresh of key '{}' computed a value for a registration deleted meanwhile; dropped it",
+            registration.key());
+        return new Skipped(Skipped.Reason.REGISTRATION_GONE);
+      }
+      case REGISTRATION_REPLACED -> {
+        // The replacement's own refresh may have been skipped while this one held the lock: the
+        // key is due now, and the dispatcher computes it with the current registration.
+        rescheduler.reschedule(registration.key(), clock.instant());
+        LOG.info(
+            "refresh of key '{}' computed a value for a registration replaced meanwhile; dropped it,"
+                + " the replacement is due now",
             registration.key());
         return new Skipped(Skipped.Reason.REGISTRATION_GONE);
       }

@@ -192,6 +192,35 @@ class FencingIT {
   }
 
   @Test
+  void supersede_refusesLateWritesOfTheReplacedGeneration_acceptsTheReplacement_neverLowers() {
+    String key = "fence:superseded";
+    assertThat(write(key, "gen7", new Fence(1, 1), 7).written()).isTrue();
+
+    store.supersede(key, 8, Duration.ofMinutes(1));
+
+    CacheStore.WriteResult late = write(key, "late", new Fence(1, 2), 7);
+    assertThat(late.status()).isEqualTo(CacheStore.WriteStatus.REGISTRATION_REPLACED);
+    assertThat(value(key)).as("the replaced generation's value is still served").isEqualTo("gen7");
+    store.supersede(key, 6, Duration.ofMinutes(1));
+    assertThat(write(key, "gen8", new Fence(1, 3), 8).written()).as("the replacement").isTrue();
+    assertThat(value(key)).isEqualTo("gen8");
+    assertThat(write(key, "gen7-again", new Fence(1, 4), 7).written()).as("a late supersede never lowers").isFalse();
+  }
+
+  @Test
+  void supersede_ofAKeyWithNoMetadata_leavesARecordThatExpires() {
+    String key = "fence:superseded-new";
+
+    store.supersede(key, 3, Duration.ofMinutes(1));
+
+    assertThat(redisson.getMap(CacheKeys.metaKey(key), StringCodec.INSTANCE).remainTimeToLive())
+        .as("no record without a TTL")
+        .isBetween(1L, Duration.ofMinutes(1).toMillis());
+    assertThat(write(key, "older", new Fence(1, 1), 2).status()).isEqualTo(CacheStore.WriteStatus.REGISTRATION_REPLACED);
+    assertThat(write(key, "gen3", new Fence(1, 2), 3).written()).isTrue();
+  }
+
+  @Test
   void retire_refusesLateWritesOfTheRetiredGeneration_acceptsNewerAndTemplateWrites() {
     String key = "fence:retired";
     assertThat(write(key, "gen7", new Fence(1, 1), 7).written()).isTrue();

@@ -325,5 +325,10 @@ class ChangeRefreshTest {
     public void retire(String key, long generation, boolean evict, Duration tombstone) {
       throw new UnsupportedOperationException();
     }
+
+    @Override
+    public void supersede(String key, long generation, Duration tombstone) {
+      throw new UnsupportedOperationException();
+    }
   }
 }

@@ -109,6 +109,25 @@ class RefreshDispatcherClaimsTest {
   }
 
   /**
+   * A renewal whose reply was lost may have run: Redis then holds the renewed scores. Before, the
+   * tasks kept their old scores, the next renewal found every one "lost" and dropped them all, so
+   * with one replica a waiting backlog stood still until the renewed lease ran out.
+   */
+  @Test
+  void waitingKey_renewalReplyLostAfterItRan_keepsItsClaimAndRuns() {
+    register("renewed", "source-a");
+    claims.due.add(new DueIndex.DueKey("renewed", System.currentTimeMillis() + 4_500));
+    claims.failNextRenewalAfterRunning = true;
+
+    start();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> !loaded.isEmpty());
+    assertThat(claims.failNextRenewalAfterRunning).as("the renewal reply was lost").isFalse();
+    assertThat(dispatcher.droppedClaims()).as("dropped").isZero();
+    assertThat(loaded).extracting(Registration::key).containsExactly("renewed");
+  }
+
+  /**
    * A held key claimed again (it was rescheduled to a time within the lookahead while it waited)
    * takes the new claim's lease: before, the next renewal found its own claim gone and dropped it,
    * and the second claim was never started, so the key waited out a whole claim lease.
@@ -216,6 +235,8 @@ class RefreshDispatcherClaimsTest {
     final Map<String, Double> scores = new ConcurrentHashMap<>();
     final Map<String, Integer> claimCounts = new ConcurrentHashMap<>();
     volatile boolean failNextClaim;
+    /** The next renewal moves the scores, as the script would, then its reply is lost. */
+    volatile boolean failNextRenewalAfterRunning;
     volatile double lostScore = Double.NaN;
 
     @Override
@@ -250,6 +271,10 @@ class RefreshDispatcherClaimsTest {
         } else if (current != null) {
           scores.put(key, renewedScore);
         }
+      }
+      if (failNextRenewalAfterRunning) {
+        failNextRenewalAfterRunning = false;
+        throw new CacheUnavailableException("renewal of claims failed: Redis unavailable (timeout)", null);
       }
       return lost;
     }

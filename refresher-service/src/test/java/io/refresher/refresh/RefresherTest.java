@@ -358,6 +358,21 @@ class RefresherTest {
     assertThat(rescheduler.calls).isEmpty();
   }
 
+  /**
+   * The replacement's own refresh may have been skipped while this one held the lock: without a
+   * reschedule now, the replaced registration's value stayed until the key's next cycle (a TTL).
+   */
+  @Test
+  void refresh_registrationReplacedMeanwhile_dropsTheValueAndMakesTheKeyDueNow() {
+    loader.value = "v";
+    store.writeResult = new CacheStore.WriteResult(CacheStore.WriteStatus.REGISTRATION_REPLACED, 0, List.of());
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.MANUAL);
+
+    assertThat(outcome).isEqualTo(new Skipped(Skipped.Reason.REGISTRATION_GONE));
+    assertThat(rescheduler.calls).containsExactly(Map.entry(PRODUCT.key(), clock.instant()));
+  }
+
   @Test
   void refresh_writesCarryTheRegistrationsGeneration() {
     loader.value = "v";
@@ -765,6 +780,11 @@ class RefresherTest {
 
     @Override
     public void retire(String key, long generation, boolean evict, Duration tombstone) {
+      throw new UnsupportedOperationException("not used by the refresher");
+    }
+
+    @Override
+    public void supersede(String key, long generation, Duration tombstone) {
       throw new UnsupportedOperationException("not used by the refresher");
     }
 

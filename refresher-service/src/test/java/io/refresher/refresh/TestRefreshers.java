@@ -76,6 +76,9 @@ final class TestRefreshers {
           public void retire(String key, long generation, boolean evict, Duration tombstone) {}
 
           @Override
+          public void supersede(String key, long generation, Duration tombstone) {}
+
+          @Override
           public WriteResult extend(
               String key, Fence fence, long generation, Instant at, Instant expiresAt, Duration ttl, KeyLocks.HeldLock lock) {
             written.accept(key);
