@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
@@ -18,8 +19,17 @@ import org.eclipse.jetty.util.Callback;
 /**
  * Jetty's own error responses in the API's JSON error shape ({@code {"code":..,"message":..}}),
  * for requests refused before the application sees them: a malformed request line or header (400),
- * a URI or header block over the server's limits (414, 431), an unknown HTTP version (505), an
- * ambiguous or badly encoded path (400), a method the server does not allow (405).
+ * a URI or header block over the server's limits (414, 431), an HTTP version Jetty knows but does
+ * not serve here ({@code HTTP/3.0}: 505), an ambiguous or badly encoded path (400), a method the
+ * server does not allow (405).
+ *
+ * <p>A request line whose version Jetty could not read is answered 400, not Jetty's 505 ({@link
+ * #malformedRequestLine}): its parser takes whatever follows the target's first space as the
+ * version, and a line break as the end of an HTTP/0.9 request line, so a space or a line break
+ * inside the target ({@code GET /v1/keys/a b}, {@code GET /v1/keys/a\nb HTTP/1.1}) came out as
+ * "HTTP Version Not Supported". RFC 9112 (section 3) answers an invalid request line with 400; 505
+ * is for a version of HTTP's syntax the server does not speak, and the parser cannot tell {@code
+ * b} from {@code HTTP/2.5} (both "Unknown Version"), so both are 400 here.
  *
  * <p>Jetty's default answers with HTML, or, for methods other than GET, POST and HEAD, with no
  * body at all; here every method gets the JSON body, whatever it accepts. After a {@code CONNECT}
@@ -61,7 +71,14 @@ public final class JsonErrorHandlers {
         Request request, Response response, int code, String message, Throwable cause, Callback callback)
         throws IOException {
       closeAfterConnect(request, response);
-      if (!generateAcceptableResponse(request, response, callback, JSON, UTF_8, code, message, cause)) {
+      int status = code;
+      String text = message;
+      if (malformedRequestLine(code, cause)) {
+        status = HttpStatus.BAD_REQUEST_400;
+        text = MALFORMED_REQUEST_LINE;
+        response.setStatus(status);
+      }
+      if (!generateAcceptableResponse(request, response, callback, JSON, UTF_8, status, text, cause)) {
         callback.succeeded();
       }
     }
@@ -70,6 +87,23 @@ public final class JsonErrorHandlers {
     protected void writeErrorJson(Request request, PrintWriter writer, int code, String message, Throwable cause) {
       writer.write(body(json, code, message, cause));
     }
+  }
+
+  /** Jetty's parser's reasons for a 505 whose request line had no version it could read. */
+  private static final Set<String> UNREADABLE_VERSION = Set.of("Unknown Version", "HTTP/0.9 not supported");
+
+  static final String MALFORMED_REQUEST_LINE =
+      "Bad request line: it must read 'METHOD target HTTP/1.1', with no space or line break inside the target"
+          + " (percent-encode them)";
+
+  /**
+   * Whether Jetty's parser refused the request line with 505 for want of a version it could read
+   * (not for a version it knows and does not serve, "Unsupported Version").
+   */
+  static boolean malformedRequestLine(int code, Throwable cause) {
+    return code == HttpStatus.HTTP_VERSION_NOT_SUPPORTED_505
+        && cause instanceof HttpException failure
+        && UNREADABLE_VERSION.contains(failure.getReason());
   }
 
   private static final class ServletContextErrors extends org.eclipse.jetty.ee10.servlet.ErrorHandler {

@@ -40,8 +40,11 @@ final class HttpExchange {
   /** Of an error body, at most this much is read (all of it, when shorter: the connection is kept)... */
   static final int ERROR_BODY_BYTES = 4096;
 
-  /** ...and at most this much shown in the message. */
+  /** ...and at most this much logged (never recorded on the key: a body can quote anything). */
   static final int SNIPPET_CHARS = 200;
+
+  /** The longest reason phrase kept in a message: the server writes it. */
+  static final int REASON_CHARS = 64;
 
   private final EndpointClient endpoint;
   private final RequestDeadlines deadlines;
@@ -178,7 +181,10 @@ final class HttpExchange {
     return type == null ? null : type.getParameter("charset");
   }
 
-  /** A status the source does not accept: its code, reason and the start of its body; its Retry-After on 429 and 503. */
+  /**
+   * A status the source does not accept: its code and reason, and its Retry-After on 429 and 503;
+   * the start of its body is the detail, for the log only.
+   */
   private static SourceException statusFailure(
       ClassicHttpResponse response, HttpEntity entity, RequestDeadlines.Deadline deadline, String label, Handled handled)
       throws IOException {
@@ -197,26 +203,27 @@ final class HttpExchange {
     }
     StringBuilder message = new StringBuilder(label).append(" answered ").append(status);
     if (response.getReasonPhrase() != null && !response.getReasonPhrase().isBlank()) {
-      message.append(' ').append(snippet(response.getReasonPhrase().getBytes(StandardCharsets.UTF_8), true));
+      message.append(' ').append(oneLine(response.getReasonPhrase(), REASON_CHARS, true));
     }
     if (status >= 300 && status < 400) {
       message.append(" (redirects are not followed)");
     }
-    if (!snippet.isEmpty()) {
-      message.append(": ").append(snippet);
-    }
     if (retryAfter != null) {
       message.append("; Retry-After ").append(retryAfter.toSeconds()).append(" s");
     }
-    return new SourceException(SourceException.Kind.HTTP_STATUS, message.toString(), null, retryAfter);
+    String detail = snippet.isEmpty() ? null : "body: " + snippet;
+    return new SourceException(SourceException.Kind.HTTP_STATUS, message.toString(), detail, null, retryAfter);
   }
 
   /** The start of a body as one line of text: control characters and runs of white space become one space. */
   static String snippet(byte[] bytes, boolean complete) {
-    String text = new String(bytes, StandardCharsets.UTF_8);
-    StringBuilder out = new StringBuilder(Math.min(text.length(), SNIPPET_CHARS + 1));
+    return oneLine(new String(bytes, StandardCharsets.UTF_8), SNIPPET_CHARS, complete);
+  }
+
+  private static String oneLine(String text, int maxChars, boolean complete) {
+    StringBuilder out = new StringBuilder(Math.min(text.length(), maxChars + 1));
     boolean space = false;
-    for (int i = 0; i < text.length() && out.length() < SNIPPET_CHARS; i++) {
+    for (int i = 0; i < text.length() && out.length() < maxChars; i++) {
       char c = text.charAt(i);
       if (Character.isWhitespace(c) || Character.isISOControl(c)) {
         space = out.length() > 0;
@@ -228,7 +235,7 @@ final class HttpExchange {
       }
       out.append(c);
     }
-    boolean cut = out.length() >= SNIPPET_CHARS || !complete;
+    boolean cut = out.length() >= maxChars || !complete;
     return cut ? out + "..." : out.toString();
   }
 
@@ -262,11 +269,12 @@ final class HttpExchange {
       return new SourceException(
           SourceException.Kind.ERROR, label + " failed: the server closed the connection without answering", e);
     }
+    // These two messages may quote what the server sent: the log's only.
     if (e instanceof ClientProtocolException) {
-      return new SourceException(SourceException.Kind.ERROR, label + " failed: the answer is not valid HTTP: " + e.getMessage(), e);
+      return new SourceException(SourceException.Kind.ERROR, label + " failed: the answer is not valid HTTP", e.getMessage(), e, null);
     }
     return new SourceException(
-        SourceException.Kind.ERROR, label + " failed: " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
+        SourceException.Kind.ERROR, label + " failed: " + e.getClass().getSimpleName(), e.getMessage(), e, null);
   }
 
   private long responseWaitMillis() {

@@ -23,9 +23,11 @@ import java.util.Optional;
  * (never the query, whose values could be anything, and never a header value, which may be a
  * token): {@code TIMEOUT} when the source's timeout passed (connect, response and body together),
  * {@code VALUE_TOO_LARGE} as soon as the body passes {@code maxValueBytes}, {@code HTTP_STATUS} for
- * a status the source does not accept (with the start of the body, and the server's {@code
- * Retry-After} on a 429 or 503), {@code NO_VALUE} when the pointer matches nothing, {@code ERROR}
- * for everything else (connection refused, unknown host, TLS, a body that is not JSON).
+ * a status the source does not accept (with its reason, and the server's {@code Retry-After} on a
+ * 429 or 503), {@code NO_VALUE} when the pointer matches nothing, {@code ERROR} for everything else
+ * (connection refused, unknown host, TLS, a body that is not JSON). What the server itself wrote
+ * (the start of an error body, a JSON parser's complaint about the body) is never in the message,
+ * which is recorded on the key: it is the exception's detail, for the service's log.
  *
  * <p>Revalidation: an HTTP source always can. The value is stored with the response's {@code ETag}
  * or {@code Last-Modified} ({@link HttpValidators}); the next refresh sends it back as {@code
@@ -112,9 +114,11 @@ public final class HttpValueLoader implements ValueLoader {
               + source.source().http().endpoint() + "')";
       return source.exchange().run(rendered, body, HttpValidators.conditional(validator), label);
     } catch (JsonProcessingException e) {
-      throw new SourceException(SourceException.Kind.ERROR, "source '" + name + "': its body could not be written: " + e.getOriginalMessage(), e);
+      throw new SourceException(
+          SourceException.Kind.ERROR, "source '" + name + "': its body could not be written", e.getOriginalMessage(), e, null);
     } catch (RuntimeException e) {
-      throw new SourceException(SourceException.Kind.ERROR, "source '" + name + "' failed: " + e, e);
+      throw new SourceException(
+          SourceException.Kind.ERROR, "source '" + name + "' failed: " + e.getClass().getSimpleName(), String.valueOf(e), e, null);
     }
   }
 

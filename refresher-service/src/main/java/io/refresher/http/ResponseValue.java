@@ -62,10 +62,12 @@ final class ResponseValue {
     try {
       root = reader.readTree(body);
     } catch (JsonProcessingException e) {
+      // The parser's message quotes the body ("Unrecognized token 'ann'"): the log's only.
       throw new SourceException(
-          SourceException.Kind.ERROR, label + " answered a body that is not JSON (its pointer needs JSON): " + e.getOriginalMessage(), e);
+          SourceException.Kind.ERROR, label + " answered a body that is not JSON (its pointer needs JSON)", e.getOriginalMessage(), e, null);
     } catch (IOException e) {
-      throw new SourceException(SourceException.Kind.ERROR, label + " answered a body that could not be read as JSON: " + e.getMessage(), e);
+      throw new SourceException(
+          SourceException.Kind.ERROR, label + " answered a body that could not be read as JSON", e.getMessage(), e, null);
     }
     if (root == null || root.isMissingNode()) {
       throw new SourceException(SourceException.Kind.ERROR, label + " answered an empty body (its pointer needs JSON)");
@@ -83,7 +85,8 @@ final class ResponseValue {
     try {
       return json.writeValueAsString(node);
     } catch (JsonProcessingException e) {
-      throw new SourceException(SourceException.Kind.ERROR, label + ": the JSON at " + pointer + " could not be written: " + e.getOriginalMessage(), e);
+      throw new SourceException(
+          SourceException.Kind.ERROR, label + ": the JSON at " + pointer + " could not be written", e.getOriginalMessage(), e, null);
     }
   }
 

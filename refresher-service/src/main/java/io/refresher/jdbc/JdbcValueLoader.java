@@ -35,7 +35,9 @@ import org.postgresql.jdbc.PgStatement;
  * always bound, never spliced into SQL. Each query runs with the source's timeout: PostgreSQL
  * statements get a millisecond timeout ({@code setQueryTimeoutMs}); other drivers get the JDBC
  * timeout rounded up to whole seconds. Every failure becomes a {@link SourceException}; nothing
- * else is thrown past this class.
+ * else is thrown past this class. A database error's message is its SQLSTATE and the first line of
+ * the server's message ({@link SqlErrorText}); the full error, whose Detail and Where can quote
+ * rows, is the exception's detail, for the log.
  *
  * <p>Size: a {@code rows} result is streamed, {@value #FETCH_SIZE} rows per round trip, and its
  * JSON written as the rows arrive; the read stops, and the refresh fails with {@code
@@ -138,7 +140,7 @@ public final class JdbcValueLoader implements ValueLoader {
       }
     } catch (SQLException e) {
       SourceException translated = translate(source, e);
-      throw new SourceException(translated.kind(), "version query of " + translated.getMessage(), e);
+      throw translated.withMessage("version query of " + translated.getMessage());
     }
   }
 
@@ -202,8 +204,9 @@ public final class JdbcValueLoader implements ValueLoader {
     } catch (SQLException e) {
       throw translate(source, e);
     } catch (RuntimeException e) {
+      // Its message may quote what was read (a value that did not convert): the log's only.
       throw new SourceException(
-          SourceException.Kind.ERROR, "source '" + source.name() + "' failed: " + e.getMessage(), e);
+          SourceException.Kind.ERROR, "source '" + source.name() + "' failed: " + e.getClass().getSimpleName(), String.valueOf(e), e, null);
     }
   }
 
@@ -239,7 +242,7 @@ public final class JdbcValueLoader implements ValueLoader {
     } catch (IOException e) {
       // Writing to memory: only reachable through a bug in the generator.
       throw new SourceException(
-          SourceException.Kind.ERROR, "source '" + source.name() + "': JSON of its rows failed: " + e.getMessage(), e);
+          SourceException.Kind.ERROR, "source '" + source.name() + "': JSON of its rows failed", e.getMessage(), e, null);
     }
     return out.toString(StandardCharsets.UTF_8);
   }
@@ -308,6 +311,6 @@ public final class JdbcValueLoader implements ValueLoader {
           e);
     }
     return new SourceException(
-        SourceException.Kind.ERROR, "source '" + source.name() + "' failed: " + e.getMessage(), e);
+        SourceException.Kind.ERROR, "source '" + source.name() + "' failed: " + SqlErrorText.of(e), e.getMessage(), e, null);
   }
 }

@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * <p>Failure semantics: a failing or slow source, or a Redis error, never deletes or overwrites the
  * served value. The failure is recorded on the key's metadata, logged at WARN on the first failure
  * of a streak (DEBUG after that, INFO on recovery), counted, and a retry is planned with
- * exponential backoff. Nothing is thrown to the caller.
+ * exponential backoff. Nothing is thrown to the caller. The key records the source's message,
+ * bounded; what the source itself said ({@link SourceException#detail()}: a database's Detail and
+ * Where lines, an error body), which can quote rows, is in the log lines only.
  */
 public final class Refresher {
 
@@ -40,6 +42,12 @@ public final class Refresher {
 
   /** The longest {@code Retry-After} honoured. */
   static final Duration MAX_RETRY_AFTER = Duration.ofHours(1);
+
+  /**
+   * The longest error recorded on a key (its metadata, {@code GET /v1/keys/{key}}, a refresh's
+   * answer); the log has it whole. Messages name the source and the request, which are short.
+   */
+  static final int MAX_ERROR_CHARS = 500;
 
   private final ValueLoader loader;
   private final SourceLoad load;
@@ -164,12 +172,14 @@ public final class Refresher {
       }
       return write(registration, computed, fence, took, held);
     } catch (SourceException e) {
-      return failed(registration, fence, e.kind().name(), e.getMessage(), started, e.retryAfter());
+      return failed(registration, fence, e.kind().name(), e.getMessage(), e.detail(), started, e.retryAfter());
     } catch (CacheUnavailableException e) {
-      return failed(registration, fence, "REDIS", e.getMessage(), started, null);
+      return failed(registration, fence, "REDIS", e.getMessage(), null, started, null);
     } catch (RuntimeException e) {
       LOG.error("refresh of key '{}' failed unexpectedly", key, e);
-      return failed(registration, fence, "ERROR", String.valueOf(e), started, null);
+      // Its message could hold anything (a value, a row): the log above has it.
+      return failed(
+          registration, fence, "ERROR", "unexpected " + e.getClass().getSimpleName() + " (see the service's log)", null, started, null);
     } finally {
       held.release();
     }
@@ -317,8 +327,20 @@ public final class Refresher {
         heat.hotThreshold());
   }
 
+  /**
+   * @param fullError what the key may show (cut at {@link #MAX_ERROR_CHARS}): a message the service
+   *     made, never a source's own text
+   * @param detail what the source itself said, for the log only; null for nothing more
+   */
   private RefreshOutcome failed(
-      Registration registration, Fence fence, String kind, String error, Instant started, Duration retryAfter) {
+      Registration registration,
+      Fence fence,
+      String kind,
+      String fullError,
+      String detail,
+      Instant started,
+      Duration retryAfter) {
+    String error = bounded(fullError);
     Instant now = clock.instant();
     Duration took = Duration.between(started, now);
     int failures;
@@ -340,8 +362,15 @@ public final class Refresher {
     }
     Instant retryAt = now.plus(retryDelay(failures, retryAfter));
     rescheduler.reschedule(registration.key(), retryAt);
-    logFailure(registration, kind, error, failures, retryAt);
+    logFailure(registration, kind, detail == null ? fullError : fullError + " (the source said: " + detail + ")", failures, retryAt);
     return new Failed(kind, error, took, failures, retryAt);
+  }
+
+  private static String bounded(String error) {
+    if (error == null || error.length() <= MAX_ERROR_CHARS) {
+      return error;
+    }
+    return error.substring(0, MAX_ERROR_CHARS) + "...";
   }
 
   /**

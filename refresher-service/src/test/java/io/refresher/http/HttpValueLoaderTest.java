@@ -198,16 +198,26 @@ class HttpValueLoaderTest {
   }
 
   @Test
-  void load_statusNotAccepted_isHttpStatus_withTheStartOfTheBody() {
+  void load_statusNotAccepted_isHttpStatus_theStartOfTheBodyOnlyInTheDetail() {
     wire.stubFor(get(urlPathEqualTo("/base/plain/500")).willReturn(aResponse().withStatus(500).withBody("{\"error\":\n \"database down\"}" + "x".repeat(5000))));
 
     SourceException e = failure("plain", Map.of("id", "500"));
 
     assertThat(e.kind()).as(e.getMessage()).isEqualTo(SourceException.Kind.HTTP_STATUS);
-    assertThat(e.getMessage()).startsWith("source 'plain' (GET /base/plain/500 at endpoint 'wire') answered 500");
-    assertThat(e.getMessage()).contains(": {\"error\": \"database down\"}xxx").endsWith("...");
-    assertThat(e.getMessage().length()).isLessThan(400);
+    assertThat(e.getMessage()).isEqualTo("source 'plain' (GET /base/plain/500 at endpoint 'wire') answered 500 Server Error");
+    assertThat(e.detail()).startsWith("body: {\"error\": \"database down\"}xxx").endsWith("...");
+    assertThat(e.detail().length()).isLessThan(250);
     assertThat(e.retryAfter()).isNull();
+  }
+
+  @Test
+  void load_statusNotAccepted_aLongReasonPhrase_isCut() {
+    wire.stubFor(get(urlPathEqualTo("/base/plain/odd")).willReturn(aResponse().withStatus(500).withStatusMessage("Broken " + "r".repeat(300))));
+
+    SourceException e = failure("plain", Map.of("id", "odd"));
+
+    assertThat(e.getMessage()).startsWith("source 'plain' (GET /base/plain/odd at endpoint 'wire') answered 500 Broken rrr").endsWith("...");
+    assertThat(e.getMessage().length()).isLessThan(150);
   }
 
   @Test

@@ -265,8 +265,23 @@ class ApiEdgesIT {
         Arguments.of("no Host", "GET /v1/keys HTTP/1.1\r\n\r\n", 400),
         Arguments.of("URI too long", "GET " + longUri + " HTTP/1.1\r\nHost: localhost\r\n\r\n", 414),
         Arguments.of("header too large", "GET /v1/keys HTTP/1.1\r\nHost: localhost\r\n" + bigHeader + "\r\n", 431),
-        Arguments.of("unknown HTTP version", "GET /v1/keys HTTP/0.8\r\nHost: localhost\r\n\r\n", 505),
-        Arguments.of("HTTP/2.5", "GET /v1/keys HTTP/2.5\r\nHost: localhost\r\n\r\n", 505),
+        // A version Jetty knows but does not serve over HTTP/1: 505.
+        Arguments.of("HTTP/3.0", "GET /v1/keys HTTP/3.0\r\nHost: localhost\r\n\r\n", 505),
+        Arguments.of("HTTP/0.9 spelled out", "GET /v1/keys HTTP/0.9\r\nHost: localhost\r\n\r\n", 505),
+        // Any other token where the version goes, or none: the request line is malformed (RFC 9112,
+        // section 3: 400). Jetty's parser cannot tell HTTP/2.5 from a word after a space in the
+        // target, and answered all of these 505 (found by AdminApiFuzzIT).
+        Arguments.of("unknown HTTP version", "GET /v1/keys HTTP/0.8\r\nHost: localhost\r\n\r\n", 400),
+        Arguments.of("HTTP/2.5", "GET /v1/keys HTTP/2.5\r\nHost: localhost\r\n\r\n", 400),
+        Arguments.of("version with two digits", "GET /v1/keys HTTP/1.10\r\nHost: localhost\r\n\r\n", 400),
+        Arguments.of("space inside the target, then a word", "GET /v1/keys/a b\r\nHost: localhost\r\n\r\n", 400),
+        Arguments.of("bare LF inside the target", "GET /v1/keys/a\nb HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+        Arguments.of("no version at all", "GET /v1/keys\r\nHost: localhost\r\n\r\n", 400),
+        // Refused 400 by the parser itself: pinned beside them.
+        Arguments.of("space inside the target", "GET /v1/keys/a b HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+        Arguments.of("two spaces inside the target", "GET /v1/keys/a b c HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+        Arguments.of("bare CR inside the target", "GET /v1/keys/a\rb HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+        Arguments.of("tab inside the target", "GET /v1/keys/a\tb HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
         Arguments.of("bad percent-encoding", "GET /v1/keys/%zz HTTP/1.1\r\nHost: localhost\r\n\r\n", 400));
   }
 
@@ -280,6 +295,15 @@ class ApiEdgesIT {
     assertJsonError(reply, status, null);
     assertThat(reply.body()).doesNotContain("<html").doesNotContain("<h2>");
     assertThat(registry()).isEqualTo(before);
+  }
+
+  @Test
+  void requestLineWithALineBreakInsideTheTarget_400SaysHowToWriteTheTarget() throws Exception {
+    RawHttp.Reply reply = raw().exchange("GET /v1/keys/line\nbreak HTTP/1.1\r\nHost: localhost\r\n\r\n");
+
+    assertJsonError(reply, 400, null);
+    assertThat(reply.statusLine()).startsWith("HTTP/1.1 400");
+    assertThat(json(reply).path("message").asText()).contains("METHOD target HTTP/1.1", "percent-encode");
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -263,6 +263,28 @@ class RefresherTest {
   }
 
   @Test
+  void refresh_sourceThrowsWithDetail_recordsTheMessageOnly() {
+    loader.failure =
+        new SourceException(
+            SourceException.Kind.ERROR, "source 'product-by-id' failed: SQLSTATE 23505: duplicate key", "Detail: Key (email)=(ann@example.com)", null, null);
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(((Failed) outcome).error()).isEqualTo("source 'product-by-id' failed: SQLSTATE 23505: duplicate key");
+    assertThat(store.failures.get(0).error()).isEqualTo("source 'product-by-id' failed: SQLSTATE 23505: duplicate key");
+  }
+
+  @Test
+  void refresh_sourceThrowsALongMessage_recordsItCut() {
+    loader.failure = new SourceException(SourceException.Kind.ERROR, "source 'product-by-id' failed: " + "m".repeat(2_000));
+
+    RefreshOutcome outcome = refresher.refresh(PRODUCT, Trigger.SCHEDULED);
+
+    assertThat(store.failures.get(0).error()).hasSize(Refresher.MAX_ERROR_CHARS + 3).endsWith("mmm...");
+    assertThat(((Failed) outcome).error()).isEqualTo(store.failures.get(0).error());
+  }
+
+  @Test
   void refresh_sourceThrowsFirstTime_reschedulesRetryWithinFirstBackoff() {
     loader.failure = new SourceException(SourceException.Kind.ERROR, "connection refused");
     loader.takes = Duration.ofSeconds(1);
@@ -401,7 +423,10 @@ class RefresherTest {
 
     assertThat(outcome).isInstanceOf(Failed.class);
     assertThat(((Failed) outcome).kind()).isEqualTo("ERROR");
-    assertThat(((Failed) outcome).error()).contains("bug in loader");
+    assertThat(((Failed) outcome).error())
+        .as("its message could quote anything: the log's only")
+        .isEqualTo("unexpected IllegalStateException (see the service's log)");
+    assertThat(store.failures.get(0).error()).doesNotContain("bug in loader");
     assertThat(locks.released).isEqualTo(1);
     assertThat(rescheduler.calls).hasSize(1);
   }
