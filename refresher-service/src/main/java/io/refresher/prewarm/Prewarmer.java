@@ -93,7 +93,7 @@ public final class Prewarmer {
   /** A refill whose remaining keys all keep failing for this long is reported finished. */
   private static final long GIVE_UP_ON_FAILED_MILLIS = 60_000;
   /** How often the pending keys are looked up in the registry (gone ones leave the plan). */
-  private static final long COVERAGE_EVERY_MILLIS = 1_000;
+  private static final long COVERAGE_EVERY_MILLIS = 2_000;
   /** Pending keys looked up in the registry per coverage check at most (the rest at the next ones). */
   private static final int COVERAGE_PER_ROUND = 2_000;
 
