@@ -66,6 +66,7 @@ import io.refresher.refresh.DueIndexReconciler;
 import io.refresher.refresh.LagTracker;
 import io.refresher.refresh.LoadBound;
 import io.refresher.refresh.RefreshDispatcher;
+import io.refresher.refresh.RefreshListener;
 import io.refresher.refresh.RefreshPlanner;
 import io.refresher.refresh.RefreshService;
 import io.refresher.refresh.SourceShares;
@@ -280,6 +281,7 @@ public final class ServiceWiring {
     queriesPerSecond.put(SourceFactory.DEFAULT_DATASOURCE, config.getDatabase().getMaxQueriesPerSecond());
     config.getDatasources().forEach((name, datasource) -> queriesPerSecond.put(name, datasource.getMaxQueriesPerSecond()));
     config.getHttpEndpoints().forEach((name, endpoint) -> queriesPerSecond.put(name, endpoint.getMaxQueriesPerSecond()));
+    RedisEpochGuard[] epochGuardHolder = new RedisEpochGuard[1];
     Prewarmer prewarmer =
         new Prewarmer(
             new JdbiPopularityArchive(registryJdbi),
@@ -296,6 +298,8 @@ public final class ServiceWiring {
             queriesPerSecond,
             source -> catalog.find(source).map(SourceDefinition::datasource).orElse(null),
             replicaId(),
+            // The guard is built next (it hands losses to this refill): read through the holder.
+            () -> epochGuardHolder[0].currentEpoch(),
             prewarmExecutor,
             clock);
     RefreshService[] refreshServiceHolder = new RefreshService[1];
@@ -311,6 +315,7 @@ public final class ServiceWiring {
             config.getScheduler().getEpochCheckInterval().toJavaDuration(),
             reachability,
             config.getRedis().probeTimeout());
+    epochGuardHolder[0] = epochGuard;
     connections.onConnect(epochGuard::checkSoon);
     LagTracker lag = new LagTracker();
     List<LoadBound> loadBounds = new ArrayList<>();
@@ -346,7 +351,8 @@ public final class ServiceWiring {
             planner,
             refreshSettings,
             reschedules,
-            metrics,
+            // The refill hears of keys whose registration went while they were computed.
+            RefreshListener.all(metrics, prewarmer.refreshListener()),
             new AdaptiveTtr(refreshSettings.ttr(), refreshSettings.maxTtrFraction(), refreshSettings.retryBase()),
             lag,
             hotSet,

@@ -69,9 +69,8 @@ public final class PrewarmResource {
       })
   public Response start() {
     PrewarmStatus before = prewarmer.status();
-    if (before.running()) {
-      return conflict(before);
-    }
+    // Not refused on the shared record alone: a record whose leader died says "running" for ever,
+    // and only the start script knows it is stale (no heartbeat for 15 s) or of an older epoch.
     PrewarmStatus started = prewarmer.startManual(epochs.currentEpoch());
     if (started.running() && "manual".equals(started.trigger()) && started.startedAt() != null
         && (before.startedAt() == null || started.startedAt().isAfter(before.startedAt()))) {

@@ -39,16 +39,26 @@ public final class PrewarmPorts {
     int scheduleIfMissing(Map<String, Double> dueAtMillis);
   }
 
-  /** The shared progress record, so that every replica can answer {@code GET /v1/prewarm}. */
+  /**
+   * The shared progress record, so that every replica can answer {@code GET /v1/prewarm}. Fenced
+   * by epoch, leader and start: an older epoch's record never refuses a newer epoch's refill, and
+   * a leader that is no longer current never rewrites the record of the one that is.
+   */
   public interface PrewarmRecords {
 
     /**
-     * Starts a refill: saves the record unless another refill is running with a heartbeat newer
-     * than {@code staleAfterMillis}. Returns false when one is.
+     * Starts a refill: saves the record unless the stored one is of a newer epoch, or of the same
+     * epoch and running under another leader with a heartbeat newer than {@code staleAfterMillis}.
+     * Returns false when it is not saved.
      */
     boolean tryStart(PrewarmStatus status, long staleAfterMillis);
 
-    void save(PrewarmStatus status);
+    /**
+     * Saves the progress of the refill that {@link #tryStart} started: only while the stored
+     * record is that refill's own (same leader and start, epoch not newer). Returns false, writing
+     * nothing, when it is not (a newer refill took over, or Redis lost the record with its data).
+     */
+    boolean save(PrewarmStatus status);
 
     Optional<PrewarmStatus> load();
   }

@@ -9,6 +9,10 @@ import io.refresher.prewarm.PrewarmPorts.RefillSchedule;
 import io.refresher.prewarm.PrewarmPorts.ValuePresence;
 import io.refresher.prewarm.PrewarmPorts.ValuePresence.Presence;
 import io.refresher.refresh.CacheUnavailableException;
+import io.refresher.refresh.EpochSource;
+import io.refresher.refresh.RefreshListener;
+import io.refresher.refresh.RefreshOutcome;
+import io.refresher.refresh.Trigger;
 import io.refresher.registry.RefreshPolicy;
 import io.refresher.registry.Registration;
 import io.refresher.registry.RegistrationLookup;
@@ -27,6 +31,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -53,6 +58,16 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Progress</b>: every half second the keys whose time has come are looked up in Redis;
  *       the record shared through Redis lets every replica answer {@code GET /v1/prewarm}. A log
  *       line at the start and the end, and one every {@value #PROGRESS_LOG_SECONDS} s.
+ *   <li><b>Keys that leave the plan</b>: a key nothing can refresh any more would keep a refill
+ *       running for ever (and every {@code POST /v1/prewarm} refused). So every {@value
+ *       #COVERAGE_EVERY_MILLIS} ms the keys still pending are looked up in the registry, and those
+ *       that no registration or template covers any more are counted as skipped ({@code
+ *       not-covered}); a refresh that found its registration gone ({@code REGISTRATION_GONE}, seen
+ *       through {@link #refreshListener()}) has its key looked up at the next check ({@code
+ *       registration-gone}; a replaced key that is still covered stays). When the epoch moves past
+ *       the run's (Redis lost its data again), or the shared record turns out to belong to a newer
+ *       refill, every pending key is skipped ({@code epoch-overtaken}, {@code superseded}) and the
+ *       run ends: the newer refill plans what is missing then.
  * </ol>
  *
  * <p>Exactly one replica leads: after a data loss, the one that set the new epoch marker; for a
@@ -77,6 +92,10 @@ public final class Prewarmer {
   private static final long STALE_AFTER_MILLIS = 15_000;
   /** A refill whose remaining keys all keep failing for this long is reported finished. */
   private static final long GIVE_UP_ON_FAILED_MILLIS = 60_000;
+  /** How often the pending keys are looked up in the registry (gone ones leave the plan). */
+  private static final long COVERAGE_EVERY_MILLIS = 2_000;
+  /** Pending keys looked up in the registry per coverage check at most (the rest at the next ones). */
+  private static final int COVERAGE_PER_ROUND = 2_000;
 
   private final PopularityArchive archive;
   private final PopularityKeeper popularity;
@@ -92,10 +111,13 @@ public final class Prewarmer {
   private final Map<String, Integer> queriesPerSecond;
   private final Function<String, String> datasourceOfSource;
   private final String replicaId;
+  private final EpochSource epochs;
   private final ScheduledExecutorService executor;
   private final InstantSource clock;
+  /** Keys whose refresh found their registration gone, for the running refill to look up. */
+  private final ConcurrentLinkedQueue<String> goneKeys = new ConcurrentLinkedQueue<>();
 
-  private Run current;
+  private volatile Run current;
   private long runs;
   private final java.util.concurrent.atomic.AtomicLong losses = new java.util.concurrent.atomic.AtomicLong();
   /** Tries to start a refill after a loss: 0.2, 0.4, ... 5 s apart, about a minute in all. */
@@ -116,6 +138,7 @@ public final class Prewarmer {
       Map<String, Integer> queriesPerSecond,
       Function<String, String> datasourceOfSource,
       String replicaId,
+      EpochSource epochs,
       ScheduledExecutorService executor,
       InstantSource clock) {
     this.archive = archive;
@@ -132,6 +155,7 @@ public final class Prewarmer {
     this.queriesPerSecond = Map.copyOf(queriesPerSecond);
     this.datasourceOfSource = datasourceOfSource;
     this.replicaId = replicaId;
+    this.epochs = epochs;
     this.executor = executor;
     this.clock = clock;
   }
@@ -224,7 +248,7 @@ public final class Prewarmer {
         if (!supersede) {
           return current.status();
         }
-        current.stop();
+        current.stop(epoch > current.first.epoch() ? PrewarmStatus.EPOCH_OVERTAKEN : PrewarmStatus.SUPERSEDED);
       }
     }
     List<RefillPlanner.Planned> plan = plan(startedAt);
@@ -233,7 +257,7 @@ public final class Prewarmer {
     plan.forEach(p -> bounds.put(p.datasource(), queriesPerSecond.getOrDefault(p.datasource(), 0)));
     PrewarmStatus first =
         new PrewarmStatus(
-            PrewarmStatus.RUNNING, trigger, epoch, plan.size(), 0, 0, plan.size(), hot, 0, bounds,
+            PrewarmStatus.RUNNING, trigger, epoch, plan.size(), 0, 0, 0, Map.of(), plan.size(), hot, 0, bounds,
             Instant.ofEpochMilli(startedAt), null, estimatedEnd(plan, startedAt), Instant.ofEpochMilli(startedAt), replicaId);
     if (!records.tryStart(first, STALE_AFTER_MILLIS)) {
       LOG.info("prewarm ({}) not started here: another replica leads one", trigger);
@@ -395,12 +419,17 @@ public final class Prewarmer {
     private final PrewarmStatus first;
     private final LinkedHashMap<String, Double> pending = new LinkedHashMap<>();
     private final Set<String> failed = new LinkedHashSet<>();
+    private final Map<String, Long> skippedByReason = new TreeMap<>();
     private volatile PrewarmStatus status;
     private volatile ScheduledFuture<?> future;
     private long done;
+    private long skipped;
     private long lastProgressAt;
     private long lastChangeAt;
     private long lastLogAt;
+    private long lastCoverageAt;
+    /** Where the next coverage check starts, in pending order: large plans are looked up in turns. */
+    private int coverageFrom;
     private long doneAtLastCheck;
 
     Run(PrewarmStatus first, List<RefillPlanner.Planned> plan) {
@@ -411,6 +440,7 @@ public final class Prewarmer {
       lastProgressAt = started;
       lastChangeAt = started;
       lastLogAt = started;
+      lastCoverageAt = started;
       if (plan.isEmpty()) {
         finish(started);
       }
@@ -424,13 +454,15 @@ public final class Prewarmer {
       return status;
     }
 
-    synchronized void stop() {
+    /** A newer refill takes over (a newer epoch's, or a new start here): what is left is skipped. */
+    synchronized void stop(String reason) {
       ScheduledFuture<?> scheduled = future;
       if (scheduled != null) {
         scheduled.cancel(false);
       }
       if (running()) {
-        LOG.info("prewarm superseded by a new one after {} of {} keys", done, first.total());
+        LOG.info("prewarm superseded by a new one ({}) after {} of {} keys", reason, done, first.total());
+        skipAll(reason);
         status = copy(PrewarmStatus.FINISHED, clock.millis(), 0);
       }
     }
@@ -441,6 +473,14 @@ public final class Prewarmer {
       }
       long now = clock.millis();
       try {
+        if (epochs.currentEpoch() > first.epoch()) {
+          // Redis lost its data again: its keys are missing again, and the newer epoch's refill
+          // (led by whichever replica won it) plans them; this one must not wait for them.
+          LOG.info("prewarm of epoch {} overtaken by epoch {}: its {} keys left are skipped", first.epoch(), epochs.currentEpoch(), pending.size());
+          skipAll(PrewarmStatus.EPOCH_OVERTAKEN);
+          finish(now);
+          return;
+        }
         List<String> due = new ArrayList<>();
         Iterator<Map.Entry<String, Double>> entries = pending.entrySet().iterator();
         while (entries.hasNext() && due.size() < CHECK_PER_ROUND) {
@@ -464,6 +504,7 @@ public final class Prewarmer {
             }
           }
         }
+        dropUncovered(now);
         double perSecond = (done - doneAtLastCheck) * 1000.0 / Math.max(1, now - lastProgressAt);
         doneAtLastCheck = done;
         lastProgressAt = now;
@@ -472,34 +513,107 @@ public final class Prewarmer {
           return;
         }
         status = copy(PrewarmStatus.RUNNING, 0, perSecond);
-        records.save(status);
+        if (!records.save(status)) {
+          // The shared record is a newer refill's (a newer epoch's, or a leader that took over):
+          // this one is no longer current and must neither rewrite it nor keep running.
+          LOG.info("prewarm record taken over by a newer refill; this one ends after {} of {} keys", done, first.total());
+          skipAll(PrewarmStatus.SUPERSEDED);
+          finish(now, false);
+          return;
+        }
         if (now - lastLogAt >= PROGRESS_LOG_SECONDS * 1000L) {
           lastLogAt = now;
           LOG.info(
-              "prewarm: {} of {} keys back, {} left ({} failing), {} keys/s",
-              done, first.total(), pending.size(), failed.size(), String.format("%.0f", perSecond));
+              "prewarm: {} of {} keys back, {} left ({} failing), {} skipped {}, {} keys/s",
+              done, first.total(), pending.size(), failed.size(), skipped, skippedByReason, String.format("%.0f", perSecond));
         }
-      } catch (CacheUnavailableException e) {
+      } catch (CacheUnavailableException | RegistryUnavailableException e) {
         LOG.debug("prewarm progress not checked: {}", e.getMessage());
       } catch (RuntimeException e) {
         LOG.warn("prewarm progress check failed", e);
       }
     }
 
+    /**
+     * Keys that nothing can refresh any more leave the plan: those a refresh found gone at once,
+     * and every {@value #COVERAGE_EVERY_MILLIS} ms a turn of the pending keys. Each lookup that
+     * finds none is rechecked (the template catalog reloaded), as the dispatcher does before it
+     * drops a key: a template created a moment ago elsewhere must not be taken for a deleted one.
+     */
+    private void dropUncovered(long now) {
+      List<String> gone = new ArrayList<>();
+      for (String key = goneKeys.poll(); key != null; key = goneKeys.poll()) {
+        if (pending.containsKey(key)) {
+          gone.add(key);
+        }
+      }
+      if (!gone.isEmpty()) {
+        skipUncovered(gone, PrewarmStatus.REGISTRATION_GONE);
+      }
+      if (now - lastCoverageAt < COVERAGE_EVERY_MILLIS || pending.isEmpty()) {
+        return;
+      }
+      lastCoverageAt = now;
+      List<String> keys = new ArrayList<>(pending.keySet());
+      if (coverageFrom >= keys.size()) {
+        coverageFrom = 0;
+      }
+      int to = Math.min(keys.size(), coverageFrom + COVERAGE_PER_ROUND);
+      List<String> turn = keys.subList(coverageFrom, to);
+      coverageFrom = to;
+      for (int from = 0; from < turn.size(); from += PAGE) {
+        skipUncovered(turn.subList(from, Math.min(turn.size(), from + PAGE)), PrewarmStatus.NOT_COVERED);
+      }
+    }
+
+    private void skipUncovered(List<String> keys, String reason) {
+      Map<String, Registration> covered = lookup.findAll(keys);
+      List<String> missing = keys.stream().filter(key -> !covered.containsKey(key)).toList();
+      if (missing.isEmpty()) {
+        return;
+      }
+      Map<String, Registration> late = lookup.recheck(missing);
+      for (String key : missing) {
+        if (!late.containsKey(key)) {
+          skip(key, reason);
+        }
+      }
+    }
+
+    private void skip(String key, String reason) {
+      if (pending.remove(key) != null) {
+        failed.remove(key);
+        skipped++;
+        skippedByReason.merge(reason, 1L, Long::sum);
+        lastChangeAt = clock.millis();
+      }
+    }
+
+    private void skipAll(String reason) {
+      new ArrayList<>(pending.keySet()).forEach(key -> skip(key, reason));
+    }
+
     private void finish(long now) {
+      finish(now, true);
+    }
+
+    /** @param save false when the shared record is a newer refill's: it is not rewritten */
+    private void finish(long now, boolean save) {
       status = copy(PrewarmStatus.FINISHED, now, 0);
       ScheduledFuture<?> scheduled = future;
       if (scheduled != null) {
         scheduled.cancel(false);
       }
       try {
-        records.save(status);
+        if (save && !records.save(status)) {
+          LOG.info("prewarm record not saved: it belongs to a newer refill");
+        }
       } catch (CacheUnavailableException e) {
         LOG.debug("prewarm record not saved: {}", e.getMessage());
       }
       LOG.info(
-          "prewarm finished ({}) in {} ms: {} of {} keys refilled, {} still failing",
-          first.trigger(), now - first.startedAt().toEpochMilli(), done, first.total(), failed.size());
+          "prewarm finished ({}) in {} ms: {} of {} keys refilled, {} still failing, {} skipped {}",
+          first.trigger(), now - first.startedAt().toEpochMilli(), done, first.total(), failed.size(), skipped, skippedByReason);
     }
 
     private PrewarmStatus copy(String state, long finishedAt, double perSecond) {
@@ -512,16 +626,38 @@ public final class Prewarmer {
                   ? Instant.ofEpochMilli(now + (long) (left * 1000 / perSecond))
                   : first.estimatedEndAt();
       return new PrewarmStatus(
-          state, first.trigger(), first.epoch(), first.total(), done, failed.size(), left, first.hotKeys(), perSecond,
-          first.queriesPerSecondBound(), first.startedAt(), finishedAt > 0 ? Instant.ofEpochMilli(finishedAt) : null,
-          estimated, Instant.ofEpochMilli(now), replicaId);
+          state, first.trigger(), first.epoch(), first.total(), done, failed.size(), skipped, skippedByReason, left,
+          first.hotKeys(), perSecond, first.queriesPerSecondBound(), first.startedAt(),
+          finishedAt > 0 ? Instant.ofEpochMilli(finishedAt) : null, estimated, Instant.ofEpochMilli(now), replicaId);
     }
+  }
+
+  /**
+   * Hears of refreshes that found their registration gone ({@code REGISTRATION_GONE}), so that
+   * the running refill looks their keys up at its next check instead of at its next turn. Fast
+   * and never throws, as a {@link RefreshListener} must; keys are queued only while a refill runs.
+   */
+  public RefreshListener refreshListener() {
+    return new RefreshListener() {
+      @Override
+      public void onOutcome(Registration registration, Trigger trigger, RefreshOutcome outcome) {
+        Run run = current;
+        if (run != null
+            && run.running()
+            && outcome instanceof RefreshOutcome.Skipped skipped
+            && skipped.reason() == RefreshOutcome.Skipped.Reason.REGISTRATION_GONE) {
+          goneKeys.add(registration.key());
+        }
+      }
+
+      @Override
+      public void onLag(Duration lag) {}
+    };
   }
 
   /** Public for the wiring's metrics. */
   public Optional<PrewarmStatus> localStatus() {
-    synchronized (this) {
-      return current == null ? Optional.empty() : Optional.of(current.status());
-    }
+    Run run = current;
+    return run == null ? Optional.empty() : Optional.of(run.status());
   }
 }

@@ -12,6 +12,8 @@ import io.refresher.prewarm.PrewarmPorts.PrewarmRecords;
 import io.refresher.prewarm.PrewarmPorts.RefillSchedule;
 import io.refresher.prewarm.PrewarmPorts.ValuePresence;
 import io.refresher.refresh.CacheUnavailableException;
+import io.refresher.refresh.RefreshOutcome;
+import io.refresher.refresh.Trigger;
 import io.refresher.registry.RefreshPolicy;
 import io.refresher.registry.Registration;
 import io.refresher.registry.RegistrationLookup;
@@ -32,6 +34,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -55,10 +58,11 @@ class PrewarmerTest {
   private final FakeRegistry registry = new FakeRegistry();
   private final FakeRedis redis = new FakeRedis();
   private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
+  private final AtomicLong epoch = new AtomicLong(7);
   private final Prewarmer prewarmer =
       new Prewarmer(
           archive, new PopularityKeeper(new NoPopularity(), archive, ACCESS, clock), registry, registry, redis, redis, redis,
-          redis, ACCESS, GRACE, MARGIN, Map.of("db", 100), source -> "db", "replica-a", executor, clock);
+          redis, ACCESS, GRACE, MARGIN, Map.of("db", 100), source -> "db", "replica-a", epoch::get, executor, clock);
 
   @AfterEach
   void stop() {
@@ -127,6 +131,81 @@ class PrewarmerTest {
     assertThat(redis.saved.get(redis.saved.size() - 1).state()).isEqualTo(PrewarmStatus.FINISHED);
   }
 
+  // Issue 18, point 2: a refill whose template was deleted stayed "running" for ever (done 92,
+  // left 506 of 598 in PrewarmTemplateGoneIT), and every POST /v1/prewarm was refused.
+  @Test
+  void progress_registrationsDeletedDuringTheRefill_keysSkippedAsNotCovered_refillFinishes() {
+    hotKeys("hot:a", "hot:b", "hot:c");
+    prewarmer.onDataLoss(7);
+    await().atMost(Duration.ofSeconds(10)).until(() -> prewarmer.status().running());
+
+    redis.present.put("hot:a", NOW.plus(Duration.ofMinutes(1)).toEpochMilli());
+    registry.byKey.remove("hot:b");
+    registry.byKey.remove("hot:c");
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> PrewarmStatus.FINISHED.equals(prewarmer.status().state()));
+    PrewarmStatus finished = prewarmer.status();
+    assertThat(finished.done()).isEqualTo(1);
+    assertThat(finished.skipped()).isEqualTo(2);
+    assertThat(finished.left()).isZero();
+    assertThat(finished.skippedByReason()).containsExactly(Map.entry(PrewarmStatus.NOT_COVERED, 2L));
+    assertThat(registry.rechecks.get()).as("a key found in nothing is rechecked before it is dropped").isPositive();
+  }
+
+  @Test
+  void refreshListener_registrationGone_keyLeavesThePlan_aStillCoveredOneStays() {
+    hotKeys("hot:a", "hot:b");
+    prewarmer.onDataLoss(7);
+    await().atMost(Duration.ofSeconds(10)).until(() -> prewarmer.status().running());
+
+    Registration gone = registry.byKey.remove("hot:a");
+    prewarmer.refreshListener().onOutcome(gone, Trigger.SCHEDULED, new RefreshOutcome.Skipped(RefreshOutcome.Skipped.Reason.REGISTRATION_GONE));
+    // Replaced: REGISTRATION_GONE too, but the replacement still covers the key.
+    prewarmer.refreshListener().onOutcome(
+        registry.byKey.get("hot:b"), Trigger.SCHEDULED, new RefreshOutcome.Skipped(RefreshOutcome.Skipped.Reason.REGISTRATION_GONE));
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> prewarmer.status().skipped() == 1);
+    assertThat(prewarmer.status().skippedByReason()).containsExactly(Map.entry(PrewarmStatus.REGISTRATION_GONE, 1L));
+    assertThat(prewarmer.status().running()).as("hot:b is still to come").isTrue();
+    redis.present.put("hot:b", NOW.plus(Duration.ofMinutes(1)).toEpochMilli());
+    await().atMost(Duration.ofSeconds(10)).until(() -> PrewarmStatus.FINISHED.equals(prewarmer.status().state()));
+    assertThat(prewarmer.status().done()).isEqualTo(1);
+  }
+
+  @Test
+  void progress_epochOvertakenByASecondLoss_keysLeftSkipped_refillFinishes() {
+    hotKeys("hot:a", "hot:b");
+    prewarmer.onDataLoss(7);
+    await().atMost(Duration.ofSeconds(10)).until(() -> prewarmer.status().running());
+
+    epoch.set(8); // another replica won the next loss
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> PrewarmStatus.FINISHED.equals(prewarmer.localStatus().orElseThrow().state()));
+    PrewarmStatus finished = prewarmer.localStatus().orElseThrow();
+    assertThat(finished.skippedByReason()).containsExactly(Map.entry(PrewarmStatus.EPOCH_OVERTAKEN, 2L));
+    assertThat(finished.left()).isZero();
+  }
+
+  @Test
+  void progress_sharedRecordTakenOverByANewerRefill_endsWithoutRewritingIt() {
+    hotKeys("hot:a");
+    prewarmer.onDataLoss(7);
+    await().atMost(Duration.ofSeconds(10)).until(() -> prewarmer.status().running());
+
+    redis.refuseSaves = true;
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> PrewarmStatus.FINISHED.equals(prewarmer.localStatus().orElseThrow().state()));
+    assertThat(prewarmer.localStatus().orElseThrow().skippedByReason()).containsExactly(Map.entry(PrewarmStatus.SUPERSEDED, 1L));
+    assertThat(redis.refusedSaves.get()).as("one refused save, no further attempt").isEqualTo(1);
+  }
+
+  private void hotKeys(String... keys) {
+    for (String key : keys) {
+      archive.saved(key, 50, NOW);
+      registry.add(key, RefreshPolicy.HOT, NOW.minus(Duration.ofDays(1)));
+    }
+  }
+
   @Test
   void startManual_anotherReplicaLeadsOne_doesNotStartHere() {
     archive.saved("hot:a", 50, NOW);
@@ -163,7 +242,8 @@ class PrewarmerTest {
 
   /** Registrations by key; also the lookup (no templates here). */
   private static final class FakeRegistry implements RegistrationRepository, RegistrationLookup {
-    final Map<String, Registration> byKey = new LinkedHashMap<>();
+    final Map<String, Registration> byKey = new ConcurrentHashMap<>();
+    final AtomicInteger rechecks = new AtomicInteger();
 
     void add(String key, RefreshPolicy policy, Instant updatedAt) {
       byKey.put(key, registration(key, policy, updatedAt));
@@ -184,6 +264,12 @@ class PrewarmerTest {
       Map<String, Registration> found = new HashMap<>();
       keys.forEach(key -> find(key).ifPresent(registration -> found.put(key, registration)));
       return found;
+    }
+
+    @Override
+    public Map<String, Registration> recheck(Collection<String> keys) {
+      rechecks.incrementAndGet();
+      return findAll(keys);
     }
 
     @Override
@@ -230,6 +316,8 @@ class PrewarmerTest {
     final AtomicInteger failingHotSetWrites = new AtomicInteger();
     final AtomicInteger hotSetWrites = new AtomicInteger();
     volatile boolean otherLeader;
+    volatile boolean refuseSaves;
+    final AtomicInteger refusedSaves = new AtomicInteger();
 
     @Override
     public Map<String, Presence> presence(Collection<String> keys) {
@@ -284,8 +372,13 @@ class PrewarmerTest {
     }
 
     @Override
-    public void save(PrewarmStatus status) {
+    public boolean save(PrewarmStatus status) {
+      if (refuseSaves) {
+        refusedSaves.incrementAndGet();
+        return false;
+      }
       saved.add(status);
+      return true;
     }
 
     @Override
