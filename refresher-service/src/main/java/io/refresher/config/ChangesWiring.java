@@ -7,6 +7,7 @@ import io.refresher.changes.ChangeMetrics;
 import io.refresher.changes.LeaderLock;
 import io.refresher.refresh.CacheStore;
 import io.refresher.refresh.ChangeCoalescer;
+import io.refresher.refresh.ChangeCoverage;
 import io.refresher.refresh.ChangeHandler;
 import io.refresher.refresh.ChangeKeys;
 import io.refresher.refresh.ChangeRefresh;
@@ -14,6 +15,7 @@ import io.refresher.refresh.DelayedTasks;
 import io.refresher.refresh.DueIndex;
 import io.refresher.refresh.KeyLocks;
 import io.refresher.refresh.Refresher;
+import io.refresher.registry.KeyResolver;
 import io.refresher.registry.KeyTemplate;
 import io.refresher.registry.RegistrationLookup;
 import io.refresher.source.SourceCatalog;
@@ -55,6 +57,7 @@ public final class ChangesWiring {
       Refresher refresher,
       RegistrationLookup registrations,
       Supplier<List<KeyTemplate>> templates,
+      KeyResolver.TemplateMatcher templateKeys,
       Predicate<String> hotSet,
       DueIndex dueIndex,
       KeyLocks locks,
@@ -123,7 +126,13 @@ public final class ChangesWiring {
             metrics);
     pending.set(coalescer);
     ChangeHandler handler =
-        new ChangeHandler(parts.sources().all(), new ChangeKeys(parts.templates()), coalescer, metrics);
+        new ChangeHandler(
+            parts.sources().all(),
+            new ChangeKeys(parts.templates()),
+            new ChangeCoverage(parts.templateKeys(), parts.registrations()),
+            coalescer,
+            metrics,
+            parts.clock());
     Map<String, Set<String>> channels = handler.channelsByDatasource();
 
     List<ChangeListener> listeners = new ArrayList<>();
@@ -139,7 +148,7 @@ public final class ChangesWiring {
                   () -> DriverManager.getConnection(database.getUrl(), properties),
                   LeaderLock.of(config.getScheduler().getQuartzName(), datasource),
                   reconnectDelay,
-                  (channel, payload) -> handler.onNotification(datasource, channel, payload)));
+                  notifications -> handler.onNotifications(datasource, notifications)));
         });
     feeds.set(
         new ChangeFeeds(
