@@ -129,7 +129,15 @@ public final class ChangesWiring {
         new ChangeHandler(
             parts.sources().all(),
             new ChangeKeys(parts.templates()),
-            new ChangeCoverage(parts.templateKeys(), parts.registrations()),
+            new ChangeCoverage(
+                parts.templateKeys(),
+                parts.registrations(),
+                // a flood's registry queries run this many at once: at most half the pool, and 4
+                environment.lifecycle()
+                    .executorService("change-coverage-%d")
+                    .minThreads(coverageThreads(config))
+                    .maxThreads(coverageThreads(config))
+                    .build()),
             coalescer,
             metrics,
             parts.clock());
@@ -176,6 +184,11 @@ public final class ChangesWiring {
         channels,
         settings.getCoalesceWindow().toMilliseconds(),
         settings.getThreads());
+  }
+
+  /** How many registry queries of one batch of notifications run at once. */
+  static int coverageThreads(RefresherConfiguration config) {
+    return Math.max(1, Math.min(4, config.getDatabase().getMaxPoolSize() / 2));
   }
 
   private static DatabaseFactory datasourceOf(RefresherConfiguration config, String name) {

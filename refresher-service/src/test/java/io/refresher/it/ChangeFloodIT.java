@@ -61,6 +61,7 @@ class ChangeFloodIT {
   static void start() throws Exception {
     app = TestApp.create("change_flood", SET_UP, OVERRIDES);
     app.extension().before();
+    ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(io.refresher.refresh.ChangeHandler.class)).setLevel(ch.qos.logback.classic.Level.DEBUG);
     writer = app.database().connect();
     await("the replica listens").atMost(Duration.ofSeconds(10)).until(() -> gauge("refresher.changes.listening") == 1);
   }

@@ -74,7 +74,7 @@ class ChangeHandlerTest {
     return new ChangeHandler(
         List.of(sources),
         new ChangeKeys(() -> templates),
-        new ChangeCoverage(keys -> registrationsOf(keys, templateKeys), registry),
+        new ChangeCoverage(keys -> registrationsOf(keys, templateKeys), registry, Runnable::run),
         into,
         events,
         time);
