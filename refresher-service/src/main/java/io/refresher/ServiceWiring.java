@@ -374,7 +374,16 @@ public final class ServiceWiring {
         config,
         environment,
         new ChangesWiring.Parts(
-            catalog, refresher, resolver, templateCatalog::templates, hotSet::isHot, dueIndex, keyLocks, cacheStore, clock));
+            catalog,
+            refresher,
+            resolver,
+            templateCatalog::templates,
+            templateCatalog::resolveAll,
+            hotSet::isHot,
+            dueIndex,
+            keyLocks,
+            cacheStore,
+            clock));
     Registry registry = new Registry(repository, validator, clock);
 
     FailureStreakLog viewLog = new FailureStreakLog(LOG, "hot set view refresh", FAILURE_REPEAT, clock);

@@ -59,16 +59,20 @@ public final class ChangeFeeds {
     }
   }
 
-  /** Stops the listeners (closing their connections) and the coalescer; refreshes in flight finish. */
+  /**
+   * Stops the coalescer, then the listeners (closing their connections); refreshes in flight
+   * finish. The coalescer first: a listener waiting for room in its pending set (backpressure)
+   * returns at once instead of holding the stop for its grace.
+   */
   public synchronized void stop() throws InterruptedException {
     if (!started) {
       return;
     }
     started = false;
+    coalescer.close();
     for (ChangeListener listener : running) {
       listener.stop(STOP_GRACE);
     }
     running.clear();
-    coalescer.close();
   }
 }

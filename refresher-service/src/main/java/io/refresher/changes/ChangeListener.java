@@ -5,6 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import io.refresher.refresh.ChangeNotification;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -19,7 +20,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Listens for change notifications on one PostgreSQL datasource, on a connection of its own (not
  * from a pool: it is held for as long as the replica runs, and LISTEN and session advisory locks
- * belong to a session), and hands each one to the domain.
+ * belong to a session), and hands them to the domain, as many at once as the driver has read.
  *
  * <p><b>One listener across replicas.</b> Every replica runs this loop, but only the one holding
  * a session-level advisory lock ({@link LeaderLock}) issues {@code LISTEN}; the others are standbys
@@ -70,10 +71,15 @@ public final class ChangeListener implements Runnable {
     Connection open() throws SQLException;
   }
 
-  /** Where notifications go: the domain's handler. Called on this listener's thread; must not block. */
+  /**
+   * Where notifications go: the domain's handler, a batch at a time (in the order they were sent),
+   * and an empty batch whenever a wait for notifications came back with none. Called on this
+   * listener's thread: while it runs, no notification is read (they wait in PostgreSQL's queue),
+   * which is how a handler that cannot keep up slows the listener down instead of dropping.
+   */
   @FunctionalInterface
   public interface Sink {
-    void onNotification(String channel, String payload);
+    void onNotifications(List<ChangeNotification> notifications);
   }
 
   private final String datasource;
@@ -204,22 +210,27 @@ public final class ChangeListener implements Runnable {
       long now = System.currentTimeMillis();
       if (notifications != null && notifications.length > 0) {
         lastHeardMillis = now;
-        for (PGNotification notification : notifications) {
-          deliver(notification);
+        deliver(notifications);
+      } else {
+        deliver(new PGNotification[0]);
+        if (now - lastHeardMillis >= KEEPALIVE_EVERY_MILLIS) {
+          keepalive(connection);
+          lastHeardMillis = now;
         }
-      } else if (now - lastHeardMillis >= KEEPALIVE_EVERY_MILLIS) {
-        keepalive(connection);
-        lastHeardMillis = now;
       }
     }
   }
 
-  private void deliver(PGNotification notification) {
+  private void deliver(PGNotification[] notifications) {
+    List<ChangeNotification> batch = new ArrayList<>(notifications.length);
+    for (PGNotification notification : notifications) {
+      batch.add(new ChangeNotification(notification.getName(), notification.getParameter()));
+    }
     try {
-      sink.onNotification(notification.getName(), notification.getParameter());
+      sink.onNotifications(batch);
     } catch (RuntimeException e) {
-      // a bug in one notification's handling must not stop the listening
-      LOG.error("notification on channel '{}' could not be handled", notification.getName(), e);
+      // a bug in one batch's handling must not stop the listening
+      LOG.error("{} notifications on datasource '{}' could not be handled", batch.size(), datasource, e);
     }
   }
 

@@ -22,6 +22,7 @@ public final class ChangeMetrics implements ChangeEvents {
   private final Counter refreshed;
   private final Counter evicted;
   private final Counter ignored;
+  private final Counter deferred;
   private final Counter dropped;
   private final Counter retried;
   private final Counter failed;
@@ -32,6 +33,7 @@ public final class ChangeMetrics implements ChangeEvents {
     refreshed = metrics.counter("refresher.changes.refreshed");
     evicted = metrics.counter("refresher.changes.evicted");
     ignored = metrics.counter("refresher.changes.ignored");
+    deferred = metrics.counter("refresher.changes.deferred");
     dropped = metrics.counter("refresher.changes.dropped");
     retried = metrics.counter("refresher.changes.retried");
     failed = metrics.counter("refresher.changes.failed");
@@ -63,6 +65,16 @@ public final class ChangeMetrics implements ChangeEvents {
   @Override
   public void ignored() {
     ignored.inc();
+  }
+
+  @Override
+  public void ignored(long count) {
+    ignored.inc(count);
+  }
+
+  @Override
+  public void deferred() {
+    deferred.inc();
   }
 
   @Override

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  *   reconnectDelay: 1s      # first wait before the listening connection is opened again (doubles to 30 s);
  *                           # also how often a standby replica tries to become the listener
  *   threads: 2              # refreshes and evictions of changed keys running at once on this replica
- *   maxPendingKeys: 100000  # keys with a change refresh going on or planned; changes to more are dropped
+ *   maxPendingKeys: 100000  # keys with a change refresh going on or planned; a change to one more waits for room
  * </pre>
  */
 public class ChangesFactory {

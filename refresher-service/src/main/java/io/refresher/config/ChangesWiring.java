@@ -7,6 +7,7 @@ import io.refresher.changes.ChangeMetrics;
 import io.refresher.changes.LeaderLock;
 import io.refresher.refresh.CacheStore;
 import io.refresher.refresh.ChangeCoalescer;
+import io.refresher.refresh.ChangeCoverage;
 import io.refresher.refresh.ChangeHandler;
 import io.refresher.refresh.ChangeKeys;
 import io.refresher.refresh.ChangeRefresh;
@@ -14,6 +15,7 @@ import io.refresher.refresh.DelayedTasks;
 import io.refresher.refresh.DueIndex;
 import io.refresher.refresh.KeyLocks;
 import io.refresher.refresh.Refresher;
+import io.refresher.registry.KeyResolver;
 import io.refresher.registry.KeyTemplate;
 import io.refresher.registry.RegistrationLookup;
 import io.refresher.source.SourceCatalog;
@@ -55,6 +57,7 @@ public final class ChangesWiring {
       Refresher refresher,
       RegistrationLookup registrations,
       Supplier<List<KeyTemplate>> templates,
+      KeyResolver.TemplateMatcher templateKeys,
       Predicate<String> hotSet,
       DueIndex dueIndex,
       KeyLocks locks,
@@ -123,7 +126,21 @@ public final class ChangesWiring {
             metrics);
     pending.set(coalescer);
     ChangeHandler handler =
-        new ChangeHandler(parts.sources().all(), new ChangeKeys(parts.templates()), coalescer, metrics);
+        new ChangeHandler(
+            parts.sources().all(),
+            new ChangeKeys(parts.templates()),
+            new ChangeCoverage(
+                parts.templateKeys(),
+                parts.registrations(),
+                // a flood's registry queries run this many at once: at most half the pool, and 4
+                environment.lifecycle()
+                    .executorService("change-coverage-%d")
+                    .minThreads(coverageThreads(config))
+                    .maxThreads(coverageThreads(config))
+                    .build()),
+            coalescer,
+            metrics,
+            parts.clock());
     Map<String, Set<String>> channels = handler.channelsByDatasource();
 
     List<ChangeListener> listeners = new ArrayList<>();
@@ -139,7 +156,7 @@ public final class ChangesWiring {
                   () -> DriverManager.getConnection(database.getUrl(), properties),
                   LeaderLock.of(config.getScheduler().getQuartzName(), datasource),
                   reconnectDelay,
-                  (channel, payload) -> handler.onNotification(datasource, channel, payload)));
+                  notifications -> handler.onNotifications(datasource, notifications)));
         });
     feeds.set(
         new ChangeFeeds(
@@ -167,6 +184,11 @@ public final class ChangesWiring {
         channels,
         settings.getCoalesceWindow().toMilliseconds(),
         settings.getThreads());
+  }
+
+  /** How many registry queries of one batch of notifications run at once. */
+  static int coverageThreads(RefresherConfiguration config) {
+    return Math.max(1, Math.min(4, config.getDatabase().getMaxPoolSize() / 2));
   }
 
   private static DatabaseFactory datasourceOf(RefresherConfiguration config, String name) {

@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
  * and counted): its next scheduled refresh reads the change anyway.
  *
  * <p>Memory is bounded: at most {@code maxPendingKeys} keys have a run going on or planned; a
- * change to another key beyond that is dropped, counted and logged (its key's next refresh, or its
- * TTL, brings the change later). A key is forgotten when a window ends with no change in it.
+ * change to another key beyond that is refused ({@link #changed} answers false), and the caller
+ * waits for room ({@link #awaitRoom}): the listener stops reading notifications meanwhile, which
+ * wait in PostgreSQL's queue (backpressure; a dropped change of a key the service keeps would
+ * wait for its TTL). A key is forgotten when a window ends with no change in it.
  *
  * <p>Thread-safety: one lock guards the bookkeeping (constant work per call); runs happen on the
  * {@link DelayedTasks}' threads, outside it, and never two at once for one key.
@@ -40,9 +42,6 @@ public final class ChangeCoalescer {
   static final Duration MAX_BUSY_RETRY = Duration.ofSeconds(1);
   /** After a lock's lease ends, before the key is tried: Redis expires keys within a millisecond. */
   static final Duration LOCK_END_MARGIN = Duration.ofMillis(20);
-  /** "Pending set full" is logged again at most this often while it lasts. */
-  private static final long FULL_LOG_EVERY_MILLIS = 60_000;
-
   /** What one run for a key did. */
   public sealed interface Result {
     /** The change was applied (or there was nothing to apply). */
@@ -86,8 +85,6 @@ public final class ChangeCoalescer {
 
   private final Map<String, Pending> pending = new HashMap<>();
   private boolean closed;
-  private long fullLoggedAtMillis = -FULL_LOG_EVERY_MILLIS;
-  private long droppedSinceLog;
 
   /**
    * @param window the shortest time between the starts of two runs of a key
@@ -118,7 +115,8 @@ public final class ChangeCoalescer {
    * Records that {@code key} changed: runs it now if nothing is going on for it, otherwise owes it
    * one more run. Never blocks.
    *
-   * @return false when the change was dropped (pending set full, or closed)
+   * @return false when the change was not taken: the pending set is full (wait for room and offer
+   *     it again), or the coalescer is closed
    */
   public boolean changed(String key) {
     Pending started;
@@ -133,7 +131,6 @@ public final class ChangeCoalescer {
         return true;
       }
       if (pending.size() >= maxPendingKeys) {
-        droppedFull();
         return false;
       }
       started = new Pending();
@@ -148,10 +145,30 @@ public final class ChangeCoalescer {
     return pending.size();
   }
 
-  /** Takes no more changes and starts no more runs; runs going on finish. */
+  /** The most keys that may have a run going on or planned at once. */
+  public int maxPendingKeys() {
+    return maxPendingKeys;
+  }
+
+  public synchronized boolean isClosed() {
+    return closed;
+  }
+
+  /**
+   * Blocks until the pending set has room for one more key (a key is forgotten when its window
+   * ends with no change in it) or the coalescer is closed.
+   */
+  public synchronized void awaitRoom() throws InterruptedException {
+    while (!closed && pending.size() >= maxPendingKeys) {
+      wait();
+    }
+  }
+
+  /** Takes no more changes and starts no more runs; runs going on finish; callers waiting for room return. */
   public synchronized void close() {
     closed = true;
     pending.clear();
+    notifyAll();
   }
 
   private void run(String key, Pending state) {
@@ -223,25 +240,11 @@ public final class ChangeCoalescer {
       }
       if (!state.dirty) {
         pending.remove(key);
+        notifyAll();
         return;
       }
       state.dirty = false;
     }
     run(key, state);
-  }
-
-  private void droppedFull() {
-    events.dropped();
-    droppedSinceLog++;
-    long now = clock.millis();
-    if (now - fullLoggedAtMillis >= FULL_LOG_EVERY_MILLIS) {
-      LOG.warn(
-          "{} changes dropped: {} keys already have a refresh going on or planned (changes.maxPendingKeys);"
-              + " their keys get the change at their next refresh",
-          droppedSinceLog,
-          maxPendingKeys);
-      fullLoggedAtMillis = now;
-      droppedSinceLog = 0;
-    }
   }
 }

@@ -21,7 +21,17 @@ public interface ChangeEvents {
   /** A notification, or one of its keys, led to nothing: unusable payload, or no registration covers the key. */
   default void ignored() {}
 
-  /** A change was not taken because the pending set was full. */
+  /** {@code count} keys named by notifications are covered by no registration or template. */
+  default void ignored(long count) {
+    for (long i = 0; i < count; i++) {
+      ignored();
+    }
+  }
+
+  /** A change had to wait for room in the full pending set (reading notifications paused meanwhile). */
+  default void deferred() {}
+
+  /** A change was not taken: the change path was stopping. */
   default void dropped() {}
 
   /** A key was locked by another refresh; it is tried again when the lock ends. */

@@ -29,8 +29,8 @@ import java.util.function.Supplier;
  *       {@code false}; {@code null}, objects and arrays fill no placeholder.
  * </ul>
  *
- * <p>Whether a key is registered, and what to do with it, is decided later, once per coalesced
- * run ({@link ChangeRefresh}): a burst of notifications costs no registry query each.
+ * <p>Whether a key is covered is decided next, for a whole batch of notifications at once ({@link
+ * ChangeCoverage}); what to do with a covered key, once per coalesced run ({@link ChangeRefresh}).
  */
 public final class ChangeKeys {
 

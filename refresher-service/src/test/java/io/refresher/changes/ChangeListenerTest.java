@@ -29,7 +29,7 @@ class ChangeListenerTest {
             },
             LeaderLock.of("refresher", "default"),
             Duration.ofMillis(10),
-            (channel, payload) -> {});
+            notifications -> {});
     Thread thread = new Thread(listener, "listener-under-test");
     thread.start();
 

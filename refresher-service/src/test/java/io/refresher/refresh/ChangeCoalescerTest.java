@@ -244,18 +244,19 @@ class ChangeCoalescerTest {
   }
 
   @Test
-  void changed_pendingSetFull_newKeysDroppedAndCounted_untilAKeyIsForgotten() {
+  void changed_pendingSetFull_newKeysRefusedForTheCallerToOfferAgain_untilAKeyIsForgotten() {
     ChangeCoalescer coalescer = coalescer(WINDOW, 2);
 
     assertThat(coalescer.changed("a")).isTrue();
     assertThat(coalescer.changed("b")).isTrue();
-    assertThat(coalescer.changed("c")).isFalse();
+    assertThat(coalescer.changed("c")).as("no room: the caller waits for room and offers it again").isFalse();
+    assertThat(coalescer.isClosed()).isFalse();
     assertThat(coalescer.changed("a")).as("a key already pending is still taken").isTrue();
     time.advance(Duration.ofMillis(200));
     assertThat(coalescer.changed("c")).isTrue();
     time.runDue();
 
-    assertThat(events.dropped).isEqualTo(1);
+    assertThat(events.dropped).as("refusing is not dropping: the caller decides").isZero();
     assertThat(runs).containsExactly("a", "b", "a", "c");
   }
 
@@ -363,7 +364,8 @@ class ChangeCoalescerTest {
     int refreshed;
     int evicted;
     int ignored;
-    int dropped;
+    volatile int dropped;
+    volatile int deferred;
     int retried;
     int failed;
 
@@ -395,6 +397,11 @@ class ChangeCoalescerTest {
     @Override
     public void dropped() {
       dropped++;
+    }
+
+    @Override
+    public void deferred() {
+      deferred++;
     }
 
     @Override
