@@ -230,7 +230,7 @@ public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
     long read = 0;
     try (JsonGenerator generator = json.getFactory().createGenerator(out)) {
       generator.writeStartArray();
-      while (rows.next()) {
+      while (next(rows, source, read)) {
         read++;
         json.writeTree(generator, rowMapper.row(rows));
         long size = out.size() + generator.getOutputBuffered() + 1; // + the closing bracket
@@ -254,6 +254,22 @@ public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
           SourceException.Kind.ERROR, "source '" + source.name() + "': JSON of its rows failed", e.getMessage(), e, null);
     }
     return out.toString(StandardCharsets.UTF_8);
+  }
+
+  /** The next row; a fetch cancelled at the deadline ({@link QueryDeadlines}) says where the read was. */
+  private static boolean next(ResultSet rows, SourceDefinition source, long read) throws SQLException, SourceException {
+    try {
+      return rows.next();
+    } catch (SQLException e) {
+      if (read > 0 && QUERY_CANCELED.equals(e.getSQLState())) {
+        throw new SourceException(
+            SourceException.Kind.TIMEOUT,
+            "source '" + source.name() + "' timed out after " + source.timeout().toMillis()
+                + " ms (while reading row " + (read + 1) + ")",
+            e);
+      }
+      throw e;
+    }
   }
 
   /** Ends a streamed read's read-only transaction; the pool restores auto-commit on return. */

@@ -4,9 +4,13 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.postgresql.core.BaseConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +34,10 @@ import org.slf4j.LoggerFactory;
  * query on the same pooled connection. {@link Deadline#close()} therefore waits for a cancel being
  * sent, and no cancel starts after it; it must be closed before the connection goes back to the
  * pool. One timer thread serves every datasource; a closed deadline takes its timer off the queue.
+ * The cancels are sent from threads of their own: sending one opens a connection to the server,
+ * which a frozen database holds for pgjdbc's {@code cancelSignalTimeout} (10 s), and the deadlines
+ * of other datasources must not wait behind it. Each read has at most one cancel on the way, so
+ * there are never more sending threads than open reads.
  */
 final class QueryDeadlines implements AutoCloseable {
 
@@ -39,6 +47,7 @@ final class QueryDeadlines implements AutoCloseable {
   static final Duration REPEAT = Duration.ofMillis(200);
 
   private final ScheduledThreadPoolExecutor timer;
+  private final ExecutorService senders;
 
   QueryDeadlines() {
     timer =
@@ -50,6 +59,13 @@ final class QueryDeadlines implements AutoCloseable {
               return thread;
             });
     timer.setRemoveOnCancelPolicy(true);
+    senders =
+        Executors.newCachedThreadPool(
+            runnable -> {
+              Thread thread = new Thread(runnable, "refresher-jdbc-cancel");
+              thread.setDaemon(true);
+              return thread;
+            });
   }
 
   /**
@@ -63,6 +79,7 @@ final class QueryDeadlines implements AutoCloseable {
   @Override
   public void close() {
     timer.shutdownNow();
+    senders.shutdownNow();
   }
 
   /** One read's deadline. */
@@ -72,15 +89,15 @@ final class QueryDeadlines implements AutoCloseable {
     private final Statement statement;
     private final long deadlineNanos;
     private final ScheduledFuture<?> task;
+    private final AtomicBoolean sending = new AtomicBoolean();
     private boolean closed;
-    private int cancels;
 
     private Deadline(Connection connection, Statement statement, long deadlineNanos) {
       this.connection = connection;
       this.statement = statement;
       this.deadlineNanos = deadlineNanos;
       long delay = Math.max(0, deadlineNanos - System.nanoTime());
-      this.task = timer.scheduleWithFixedDelay(this::cancel, delay, REPEAT.toNanos(), TimeUnit.NANOSECONDS);
+      this.task = timer.scheduleWithFixedDelay(this::send, delay, REPEAT.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /** Whether the deadline has passed. */
@@ -88,16 +105,29 @@ final class QueryDeadlines implements AutoCloseable {
       return System.nanoTime() - deadlineNanos >= 0;
     }
 
-    /** How many cancels were sent (for tests). */
-    synchronized int cancels() {
-      return cancels;
+    /** On the timer: hands a cancel to a sender, unless one is still on its way. */
+    private void send() {
+      if (!sending.compareAndSet(false, true)) {
+        return;
+      }
+      try {
+        senders.execute(
+            () -> {
+              try {
+                cancel();
+              } finally {
+                sending.set(false);
+              }
+            });
+      } catch (RejectedExecutionException e) {
+        sending.set(false); // stopping
+      }
     }
 
     private synchronized void cancel() {
       if (closed) {
         return;
       }
-      cancels++;
       try {
         if (connection.isWrapperFor(BaseConnection.class)) {
           connection.unwrap(BaseConnection.class).cancelQuery();
