@@ -586,7 +586,8 @@ public final class ServiceWiring {
       Map<String, DataSource> datasources,
       ObjectMapper json,
       long maxValueBytes) {
-    ValueLoader sql = new JdbcValueLoader(catalog, datasources, json, maxValueBytes);
+    JdbcValueLoader sql = new JdbcValueLoader(catalog, datasources, json, maxValueBytes);
+    environment.lifecycle().manage(closing(sql::close));
     if (config.getHttpEndpoints().isEmpty()) {
       return sql;
     }

@@ -107,6 +107,9 @@ final class StormDemo {
     return List.of(
         ConfigValue.of(options.bound(), "database", "maxQueriesPerSecond"),
         ConfigValue.of("30s", "database", "maxWait"),
+        // The rate wait runs under the key's lock and its concurrency slot: maxWait and a source's
+        // timeout must fit in the lease, or the service refuses to start.
+        ConfigValue.of("40s", "refresh", "lockLease"),
         ConfigValue.of("2s", "access", "snapshotInterval"),
         // A long half-life and a low threshold: popularity is known a few seconds after reads start
         // even for the least read keys (product:1000 is read about 0.5 times per second), and it

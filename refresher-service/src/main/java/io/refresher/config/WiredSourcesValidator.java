@@ -123,6 +123,9 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
         valid = violation(context, path + ".changes", "needs a PostgreSQL datasource (LISTEN/NOTIFY)");
       }
     }
+    for (SourceLeaseCheck.Violation broken : SourceLeaseCheck.check(config)) {
+      valid = violation(context, broken.path(), broken.rule());
+    }
     return valid;
   }
 

@@ -21,6 +21,7 @@ import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.statement.ColonPrefixSqlParser;
 import org.jdbi.v3.core.statement.ParsedSql;
@@ -46,11 +47,14 @@ import org.postgresql.jdbc.PgStatement;
  * the size check refused it. PostgreSQL's driver streams only with a fetch size, a forward-only
  * result set and auto-commit off, so a {@code rows} query runs in a read-only transaction of its
  * own, rolled back at the end; closing the result set closes the server's portal, and rows not
- * fetched are never computed. The statement timeout covers the query's execution and first batch;
- * the later batches are checked against the same deadline between rows. A {@code row} or {@code
+ * fetched are never computed. The statement timeout covers the query's execution and first batch
+ * only (pgjdbc's timer stops when {@code execute} returns); every query is also cancelled at its
+ * deadline by {@link QueryDeadlines}, which ends a later fetch that trickles, and the rows already
+ * fetched are checked against the same deadline between rows. The deadline starts before the
+ * connection is taken from the pool: the timeout is the whole read's, as it is an HTTP request's. A {@code row} or {@code
  * scalar} result is one row, which the driver reads whole; its size is checked by the caller.
  */
-public final class JdbcValueLoader implements ValueLoader {
+public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
 
   private static final String QUERY_CANCELED = "57014";
 
@@ -64,6 +68,7 @@ public final class JdbcValueLoader implements ValueLoader {
   private final JsonRowMapper rowMapper;
   private final ObjectMapper json;
   private final long maxValueBytes;
+  private final QueryDeadlines deadlines = new QueryDeadlines();
 
   /**
    * @param maxValueBytes the largest value a refresh may write ({@code refresh.maxValueSize}): the
@@ -125,15 +130,18 @@ public final class JdbcValueLoader implements ValueLoader {
   /** Marks a stored validator as a SQL version (an HTTP source's are ETags and dates). */
   static final String VERSION_PREFIX = "version:";
 
+  @SuppressWarnings("try") // the deadline only has to be open while the query runs
   private String version(SourceDefinition source, PreparedSource query, Registration registration)
       throws SourceException {
     Map<String, Object> bound = bindable(source, registration.params());
+    long deadlineNanos = System.nanoTime() + source.timeout().toNanos();
     try (Connection connection = dataSource(source).getConnection();
-        PreparedStatement statement = connection.prepareStatement(query.sql())) {
+        PreparedStatement statement = connection.prepareStatement(query.sql());
+        QueryDeadlines.Deadline deadline = deadlines.start(connection, statement, deadlineNanos)) {
       for (int i = 0; i < query.parameterOrder().size(); i++) {
         statement.setObject(i + 1, bound.get(query.parameterOrder().get(i)));
       }
-      setTimeout(statement, source.timeout().toMillis());
+      setTimeout(statement, millisLeft(deadlineNanos));
       statement.setMaxRows(1);
       try (ResultSet rows = statement.executeQuery()) {
         return rows.next() ? rowMapper.scalarText(rows) : null;
@@ -179,11 +187,12 @@ public final class JdbcValueLoader implements ValueLoader {
         connection.setAutoCommit(false); // the driver streams only inside a transaction
       }
       try (PreparedStatement statement =
-          connection.prepareStatement(query.sql(), ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY)) {
+              connection.prepareStatement(query.sql(), ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
+          QueryDeadlines.Deadline deadline = deadlines.start(connection, statement, deadlineNanos)) {
         for (int i = 0; i < query.parameterOrder().size(); i++) {
           statement.setObject(i + 1, bound.get(query.parameterOrder().get(i)));
         }
-        setTimeout(statement, source.timeout().toMillis());
+        setTimeout(statement, millisLeft(deadlineNanos));
         if (streamed) {
           statement.setFetchSize(FETCH_SIZE);
         } else {
@@ -191,7 +200,7 @@ public final class JdbcValueLoader implements ValueLoader {
         }
         try (ResultSet rows = statement.executeQuery()) {
           return switch (source.result()) {
-            case ROWS -> rows(rows, source, deadlineNanos);
+            case ROWS -> rows(rows, source, deadline);
             case ROW -> row(rows, source);
             case SCALAR -> scalar(rows, source);
           };
@@ -215,13 +224,13 @@ public final class JdbcValueLoader implements ValueLoader {
    * {@code maxValueBytes} (counted exactly: bytes written plus bytes still in the generator's
    * buffer), or once the source's deadline passes between rows.
    */
-  private String rows(ResultSet rows, SourceDefinition source, long deadlineNanos)
+  private String rows(ResultSet rows, SourceDefinition source, QueryDeadlines.Deadline deadline)
       throws SQLException, SourceException {
     ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
     long read = 0;
     try (JsonGenerator generator = json.getFactory().createGenerator(out)) {
       generator.writeStartArray();
-      while (rows.next()) {
+      while (next(rows, source, read)) {
         read++;
         json.writeTree(generator, rowMapper.row(rows));
         long size = out.size() + generator.getOutputBuffered() + 1; // + the closing bracket
@@ -231,7 +240,7 @@ public final class JdbcValueLoader implements ValueLoader {
               "source '" + source.name() + "' returned more than the limit of " + maxValueBytes
                   + " bytes; stopped reading after " + read + " rows (" + size + " bytes)");
         }
-        if (System.nanoTime() - deadlineNanos > 0) {
+        if (deadline.passed()) {
           throw new SourceException(
               SourceException.Kind.TIMEOUT,
               "source '" + source.name() + "' timed out after " + source.timeout().toMillis()
@@ -245,6 +254,22 @@ public final class JdbcValueLoader implements ValueLoader {
           SourceException.Kind.ERROR, "source '" + source.name() + "': JSON of its rows failed", e.getMessage(), e, null);
     }
     return out.toString(StandardCharsets.UTF_8);
+  }
+
+  /** The next row; a fetch cancelled at the deadline ({@link QueryDeadlines}) says where the read was. */
+  private static boolean next(ResultSet rows, SourceDefinition source, long read) throws SQLException, SourceException {
+    try {
+      return rows.next();
+    } catch (SQLException e) {
+      if (read > 0 && QUERY_CANCELED.equals(e.getSQLState())) {
+        throw new SourceException(
+            SourceException.Kind.TIMEOUT,
+            "source '" + source.name() + "' timed out after " + source.timeout().toMillis()
+                + " ms (while reading row " + (read + 1) + ")",
+            e);
+      }
+      throw e;
+    }
   }
 
   /** Ends a streamed read's read-only transaction; the pool restores auto-commit on return. */
@@ -272,6 +297,24 @@ public final class JdbcValueLoader implements ValueLoader {
       throw noValue(source, "returned NULL");
     }
     return value;
+  }
+
+  /** Stops the deadlines' timer (at the service's stop). */
+  @Override
+  public void close() {
+    deadlines.close();
+  }
+
+  /**
+   * What is left of the read's timeout for the statement's own: the time taken to get a connection
+   * counts. A read whose deadline passed while it waited for one fails as a timeout at once.
+   */
+  private static long millisLeft(long deadlineNanos) throws SQLException {
+    long left = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+    if (left <= 0) {
+      throw new SQLException("timed out waiting for a connection", QUERY_CANCELED);
+    }
+    return left;
   }
 
   private static void setTimeout(PreparedStatement statement, long timeoutMillis) throws SQLException {

@@ -9,7 +9,8 @@ import java.time.Duration;
  *     expiry its refresh is due)
  * @param maxTtrFraction upper bound of the TTR as a fraction of the key's TTL, so a short TTL is
  *     still refreshed once per cycle rather than continuously
- * @param lockLease how long a refresh may hold its key's lock; must outlive the slowest source
+ * @param lockLease how long a refresh may hold its key's lock (and its datasource's concurrency
+ *     slot); every source's worst case must fit in it (checked at start)
  * @param staleGrace how long a value outlives its logical expiry in Redis, so a failing source
  *     leaves the old value served
  * @param jitterFraction random extra physical TTL, as a fraction of the TTL, that spreads the

@@ -50,7 +50,7 @@ class BulkRefreshIT {
           "sources.bulk-item.sql", "SELECT v || '-' || pg_sleep(0.15)::text AS bulk_source FROM bulk_item WHERE id = :id",
           "sources.bulk-item.params.id", "long",
           "sources.bulk-item.result", "scalar",
-          "sources.bulk-item.timeout", "5s");
+          "sources.bulk-item.timeout", "4s"); // below the 5 s lock lease
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
   @BeforeAll

@@ -33,6 +33,7 @@ class FirstStartPrewarmIT {
       TestApp.on(
           "first_start_prewarm", DATABASE, RealServers.newRedis(),
           "database.maxQueriesPerSecond", Integer.toString(BOUND),
+          "refresh.lockLease", "15s", // the rate wait (maxWait 10 s) and a source's timeout fit under it
           "access.halfLife", "1h");
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 

@@ -111,7 +111,7 @@ class HttpSourcesIT {
             http-bounded:
               http: { endpoint: bounded, path: "/slow/{id}" }
               params: { id: long }
-              timeout: 5s
+              timeout: 2s
           refresh:
             maxValueSize: 64KiB
           """

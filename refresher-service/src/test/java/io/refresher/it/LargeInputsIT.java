@@ -49,7 +49,9 @@ class LargeInputsIT {
           "sources.slow-rows.sql",
           "SELECT g AS n, pg_sleep(CASE WHEN g > 100 THEN 0.02 ELSE 0 END)::text AS slow_rows FROM generate_series(1, 1000) AS g",
           "sources.slow-rows.result", "rows",
-          "sources.slow-rows.timeout", "1s");
+          "sources.slow-rows.timeout", "1s",
+          // the 20 s timeouts above must fit under the lease
+          "refresh.lockLease", "25s");
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
   private static final Pattern ROWS_READ = Pattern.compile("after (\\d+) rows");

@@ -50,7 +50,8 @@ class MetricNamesIT {
           List.of(
               "CREATE TABLE test_switch (id bigint PRIMARY KEY, ok int NOT NULL)",
               "INSERT INTO test_switch VALUES (1, 1)"),
-          "database.maxQueriesPerSecond", "1000");
+          "database.maxQueriesPerSecond", "1000",
+          "refresh.lockLease", "15s"); // the rate wait (maxWait 10 s) and a source's timeout fit under it
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
   /** Series Prometheus makes itself for every target; never in the exposition. */

@@ -27,7 +27,8 @@ class PrewarmApiIT {
   private static final int KEYS = 40;
   private static final int BOUND = 20;
   private static final TestApp APP =
-      TestApp.create("prewarm_api", List.of(), "database.maxQueriesPerSecond", Integer.toString(BOUND), "refresh.staleGrace", "1h");
+      TestApp.create("prewarm_api", List.of(), "database.maxQueriesPerSecond", Integer.toString(BOUND), "refresh.staleGrace", "1h",
+          "refresh.lockLease", "15s"); // the rate wait (maxWait 10 s) and a source's timeout fit under it
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
   @Test

@@ -42,7 +42,7 @@ class ReplacedKeyIT {
               params:
                 v: string
               result: scalar
-              timeout: 5s
+              timeout: 4s
           """);
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 

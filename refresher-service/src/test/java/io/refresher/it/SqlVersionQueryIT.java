@@ -53,7 +53,8 @@ class SqlVersionQueryIT {
               "SELECT updated_at::text AS versioned_version FROM versioned_product WHERE id = :id",
           "sources.versioned.params.id", "long",
           "sources.versioned.result", "scalar",
-          "sources.versioned.timeout", "2s");
+          // three timeouts (version, version again, sql) must fit under the 5 s lock lease
+          "sources.versioned.timeout", "1500ms");
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
   @Test

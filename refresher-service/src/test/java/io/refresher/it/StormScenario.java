@@ -59,6 +59,8 @@ final class StormScenario {
   static final String[] OVERRIDES = {
     "database.maxQueriesPerSecond", Integer.toString(BOUND),
     "database.maxWait", "30s",
+    // the rate wait runs under the key's lock and the concurrency slot: maxWait + a timeout must fit
+    "refresh.lockLease", "40s",
     "access.halfLife", "1h",
     "access.maxHotKeys", "10000",
     "access.snapshotInterval", "1h",
