@@ -21,6 +21,14 @@ public final class RedisPause {
     call(redis, "CLIENT", "PAUSE", Long.toString(pause.toMillis()), "ALL");
   }
 
+  /**
+   * {@code DEBUG SLEEP}: the server itself stops for {@code pause} (no command, no expiry runs),
+   * as a slow command or a long fork stops it. Returns when it has slept.
+   */
+  public static void debugSleep(TestRedis redis, Duration pause) {
+    call(redis, "DEBUG", "SLEEP", Double.toString(pause.toMillis() / 1000.0));
+  }
+
   /** Ends a pause now ({@code CLIENT UNPAUSE}); safe in a {@code finally}. */
   public static void end(TestRedis redis) {
     call(redis, "CLIENT", "UNPAUSE");
