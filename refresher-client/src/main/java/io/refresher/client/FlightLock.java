@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.redisson.api.RBucket;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -36,8 +37,10 @@ final class FlightLock {
   /** The token of the lock just taken, or empty when someone holds it. Does not wait. */
   Optional<String> tryAcquire(String key) {
     String token = UUID.randomUUID().toString();
-    boolean acquired =
-        redisson.getBucket(CacheKeys.flightLockName(key), StringCodec.INSTANCE).setIfAbsent(token, lease);
+    RBucket<String> lock = redisson.getBucket(CacheKeys.flightLockName(key), StringCodec.INSTANCE);
+    // A lock holding this call's token is this call's: Redisson re-sends a SET NX whose reply was
+    // late (with retryAttempts above 0), and the second send finds the first's lock.
+    boolean acquired = lock.setIfAbsent(token, lease) || token.equals(lock.get());
     return acquired ? Optional.of(token) : Optional.empty();
   }
 

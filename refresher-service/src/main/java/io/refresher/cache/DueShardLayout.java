@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.BatchResult;
 import org.redisson.api.RBatch;
+import org.redisson.api.RBucket;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisException;
@@ -444,8 +445,11 @@ final class DueShardLayout {
 
   private boolean lock(String token, Duration waitForLock) {
     long deadline = System.nanoTime() + waitForLock.toNanos();
+    RBucket<String> lock = redisson.getBucket(LOCK, StringCodec.INSTANCE);
     while (true) {
-      if (redisson.getBucket(LOCK, StringCodec.INSTANCE).setIfAbsent(token, LOCK_LEASE)) {
+      // A lock holding this call's own token is this call's: Redisson re-sends a SET NX whose
+      // reply was late, and the second send finds the first's lock.
+      if (lock.setIfAbsent(token, LOCK_LEASE) || token.equals(lock.get())) {
         return true;
       }
       if (System.nanoTime() - deadline > 0) {

@@ -70,6 +70,10 @@ public final class RedisCacheStore implements CacheStore {
    * below the stored one: the write is refused once and the counter raised to the stored token
    * (a counter below a stored token can only mean it was lost: every token handed out came from
    * it), so the key is not wedged until the counter climbs back by itself.
+   *
+   * <p>Run twice (Redisson re-sends a script whose reply was late), a write whose fence and
+   * computedAt are already stored answers written, with the stored durations, and changes nothing:
+   * the second run would otherwise add its compute duration to the history once more.
    */
   static final String WRITE =
       """
@@ -79,7 +83,7 @@ public final class RedisCacheStore implements CacheStore {
         end
       end
       local function write(value, meta, counter, a)
-        local stored = redis.call('HMGET', meta, 'epoch', 'token', 'failures', 'recent', 'generation', 'retired')
+        local stored = redis.call('HMGET', meta, 'epoch', 'token', 'failures', 'recent', 'generation', 'retired', 'computedAt')
         local epoch = tonumber(ARGV[a + 3])
         local token = tonumber(ARGV[a + 4])
         local generation = tonumber(ARGV[a + 9])
@@ -102,6 +106,10 @@ public final class RedisCacheStore implements CacheStore {
             keepCounterFinite(counter, meta, ttl, margin)
             return 0, 0, ''
           end
+        end
+        if ARGV[a + 12] == 'w' and stored[1] == ARGV[a + 3] and stored[2] == ARGV[a + 4] and stored[7] == ARGV[a + 5]
+            and redis.call('EXISTS', value) == 1 then
+          return 1, 0, stored[4] or ''
         end
         local recent
         if ARGV[a + 12] == 'x' then
@@ -175,10 +183,16 @@ public final class RedisCacheStore implements CacheStore {
   /**
    * KEYS: meta, lock token counter. ARGV: epoch, token, kind, error, at, TTL ms if new, counter
    * margin ms. Returns the failure count, or 0 when a newer fence is stored. The stored fence is
-   * left as it is: a failure is no value, and only a newer value may refuse older ones.
+   * left as it is: a failure is no value, and only a newer value may refuse older ones. A failure
+   * already recorded (same time and message: the same call run a second time, as Redisson does
+   * after a late reply) answers the count it left instead of counting itself twice.
    */
   static final String RECORD_FAILURE =
       """
+      local recorded = redis.call('HMGET', KEYS[1], 'errorAt', 'error', 'failures')
+      if recorded[1] == ARGV[5] and recorded[2] == ARGV[4] and recorded[3] then
+        return tonumber(recorded[3])
+      end
       local stored = redis.call('HMGET', KEYS[1], 'epoch', 'token')
       local epoch = tonumber(ARGV[1])
       local token = tonumber(ARGV[2])
@@ -555,9 +569,15 @@ public final class RedisCacheStore implements CacheStore {
 
   private void markGeneration(String key, long generation, boolean evict, Duration tombstone, String mode, String what) {
     reachability.require("RedisCacheStore." + mode);
+    // A retirement is sent once: run again after a replacement landed in between, it would evict
+    // the replacement's value and mark its generation deleted. A supersession only raises the
+    // generation, so a second run changes nothing and it may be re-sent.
+    RScript scripts =
+        "retire".equals(mode)
+            ? RedisScripts.withoutResend(redisson, StringCodec.INSTANCE)
+            : redisson.getScript(StringCodec.INSTANCE);
     try {
-      redisson
-          .getScript(StringCodec.INSTANCE)
+      scripts
           .eval(
               key,
               RScript.Mode.READ_WRITE,

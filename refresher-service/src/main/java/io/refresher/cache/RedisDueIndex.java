@@ -97,11 +97,24 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
    * KEYS: shard, its planned-times hash. ARGV: horizon, limit, lease score. Claims like {@link
    * #CLAIM} and keeps each key's first planned time (HSETNX), so that a key claimed again after a
    * lost claim still reports when it was planned. Returns member, planned, member, planned, ...
+   *
+   * <p>Run twice with the same lease score (Redisson re-sends a script whose reply was late), it
+   * answers what the first run took: the score names the claim, and keys already holding it were
+   * taken by it. Claiming anew instead would answer other keys (or none) and leave the first run's
+   * keys under a lease nobody holds, unrefreshed until it ends (issue 18: ~28 s after a 1.5 s pause).
    */
   static final String CLAIM_TAGGED =
       """
-      local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
       local out = {}
+      local taken = redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[3], ARGV[3])
+      if #taken > 0 then
+        for i = 1, #taken do
+          out[#out + 1] = taken[i]
+          out[#out + 1] = redis.call('HGET', KEYS[2], taken[i]) or ARGV[3]
+        end
+        return out
+      end
+      local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
       for i = 1, #due, 2 do
         redis.call('ZADD', KEYS[1], ARGV[3], due[i])
         redis.call('HSETNX', KEYS[2], due[i], due[i + 1])
@@ -111,13 +124,19 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
       return out
       """;
 
-  /** KEYS: shard. ARGV: renewed score, member, expected score, ... Returns the members not renewed. */
+  /**
+   * KEYS: shard. ARGV: renewed score, member, expected score, ... Returns the members not renewed.
+   * A member already at the renewed score counts as renewed: the renewed score is new for each
+   * renewal (its fraction names it), so only this renewal's first run can have set it, and a
+   * second run (a resend after a late reply) answers as the first did instead of reporting every
+   * key lost.
+   */
   static final String RENEW =
       """
       local lost = {}
       for i = 2, #ARGV, 2 do
         local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
-        if score and tonumber(score) == tonumber(ARGV[i + 1]) then
+        if score and (tonumber(score) == tonumber(ARGV[i + 1]) or tonumber(score) == tonumber(ARGV[1])) then
           redis.call('ZADD', KEYS[1], 'XX', ARGV[1], ARGV[i])
         else
           lost[#lost + 1] = ARGV[i]

@@ -205,7 +205,10 @@ public final class RedisEpochGuard implements EpochSource {
       // one but not yet the others). Markers are only ever raised, so they end at the higher
       // epoch, and only the replica whose epoch that is leads.
       RBucket<String> first = redisson.getBucket(missing.get(0), StringCodec.INSTANCE);
-      if (first.setIfAbsent(Long.toString(next))) {
+      // A marker holding this replica's own epoch is its win: epochs come from PostgreSQL, one per
+      // advance, and Redisson re-sends a SET NX whose reply was late, which then finds the first's.
+      String mine = Long.toString(next);
+      if (first.setIfAbsent(mine) || mine.equals(first.get())) {
         long highestNow = raiseMarkers(next);
         if (highestNow > next) {
           adopt(Long.toString(highestNow));

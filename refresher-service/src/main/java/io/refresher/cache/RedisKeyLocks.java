@@ -72,6 +72,11 @@ public final class RedisKeyLocks implements KeyLocks {
    * is released first, so the retry of a refresh whose lock call timed out gets the lock instead of
    * finding it taken by itself. A counter this call creates expires a margin after the lease (the
    * write then extends it past the value): a key deleted while its refresh ran leaves nothing.
+   *
+   * <p>A lock already held by this acquisition's own owner (every acquisition has its own) answers
+   * acquired, with the counter's token: this is the same call run a second time (Redisson re-sends
+   * a script whose reply was late), and nobody takes a token while the lock is held. Answering
+   * "held" would skip the refresh and leave the key locked for a whole lease by nobody.
    */
   static final String ACQUIRE =
       """
@@ -82,7 +87,9 @@ public final class RedisKeyLocks implements KeyLocks {
         if ARGV[a + 3] ~= '' and redis.call('HEXISTS', lock, ARGV[a + 3]) == 1 then
           redis.call('DEL', lock)
         end
-        if redis.call('EXISTS', lock) == 0 then
+        if redis.call('HEXISTS', lock, ARGV[a + 2]) == 1 then
+          out[#out + 1] = tonumber(redis.call('GET', KEYS[2 * i]) or '-1')
+        elseif redis.call('EXISTS', lock) == 0 then
           local token = redis.call('INCR', KEYS[2 * i])
           if token == 1 then
             redis.call('PEXPIRE', KEYS[2 * i], tonumber(ARGV[a + 1]) + %d)
