@@ -35,6 +35,7 @@ import io.refresher.cache.RedisValuePresence;
 import io.refresher.cache.RedisSourceLoad;
 import io.refresher.cache.RedisDueIndex;
 import io.refresher.cache.RedisEpochGuard;
+import io.refresher.cache.RedisTopology;
 import io.refresher.cache.RedisKeyLocks;
 import io.refresher.config.ChangesWiring;
 import io.refresher.config.DatabaseFactory;
@@ -314,7 +315,10 @@ public final class ServiceWiring {
             () -> indexRegisteredDuringOutage(refreshServiceHolder[0]),
             config.getScheduler().getEpochCheckInterval().toJavaDuration(),
             reachability,
-            config.getRedis().probeTimeout());
+            config.getRedis().probeTimeout(),
+            config.getRedis().getMode() == RedisFactory.Mode.SENTINEL
+                ? RedisTopology.sentinel(redisson, config.getRedis().probeTimeout())
+                : RedisTopology.untracked());
     epochGuardHolder[0] = epochGuard;
     connections.onConnect(epochGuard::checkSoon);
     LagTracker lag = new LagTracker();
@@ -491,6 +495,7 @@ public final class ServiceWiring {
     SuppliedCounter.register(environment.metrics(), "refresher.dispatch.recovered-claims", dispatcher::adoptedClaims);
     environment.metrics().register("refresher.redis.epoch", (Gauge<Long>) epochGuard::currentEpoch);
     SuppliedCounter.register(environment.metrics(), "refresher.redis.data-losses", epochGuard::dataLossesHandled);
+    SuppliedCounter.register(environment.metrics(), "refresher.redis.failovers", epochGuard::failoversHandled);
     SuppliedCounter.register(environment.metrics(), "refresher.redis.returns-with-data", epochGuard::returnsWithData);
     JvmGcMetrics.register(environment.metrics());
     environment.metrics().register("refresher.due.size", new CachedGauge<Long>(10, TimeUnit.SECONDS) {

@@ -83,7 +83,9 @@ public final class RefresherClient implements AutoCloseable {
   /**
    * A client that connects itself, and disconnects on {@link #close()}: to {@code
    * redis://host:port} (or {@code rediss://}), or to a Redis Cluster given as comma-separated seed
-   * nodes ({@code redis://10.0.0.1:6379,redis://10.0.0.2:6379}).
+   * nodes ({@code redis://10.0.0.1:6379,redis://10.0.0.2:6379}), or to a primary with replicas
+   * behind Sentinel ({@code redis-sentinel://[user:password@]10.0.0.1:26379,10.0.0.2:26379/masterName[/db]},
+   * {@code rediss-sentinel://} for TLS), following its failovers.
    */
   public static Builder builder(String redisUrl) {
     return new Builder(null, Objects.requireNonNull(redisUrl, "redisUrl"));
@@ -444,7 +446,9 @@ public final class RefresherClient implements AutoCloseable {
       // Values are plain strings that any application can GET: never Redisson's default codec.
       config.setCodec(StringCodec.INSTANCE);
       String[] nodes = redisUrl.split(",");
-      if (nodes.length > 1) {
+      if (SentinelUrl.isSentinel(redisUrl)) {
+        SentinelUrl.parse(redisUrl).applyTo(config);
+      } else if (nodes.length > 1) {
         // Several addresses: seed nodes of a Redis Cluster, as the service's REFRESHER_REDIS_URL.
         var cluster = config.useClusterServers();
         for (String node : nodes) {

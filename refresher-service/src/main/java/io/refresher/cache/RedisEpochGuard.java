@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RBucket;
@@ -66,6 +67,10 @@ public final class RedisEpochGuard implements EpochSource {
   private final AtomicLong lowerMarkerWarned = new AtomicLong(-1);
   private final AtomicLong dataLosses = new AtomicLong();
   private final AtomicLong returns = new AtomicLong();
+  private final AtomicLong failovers = new AtomicLong();
+  private final RedisTopology topology;
+  /** The primary as last seen; null before the first look. */
+  private volatile SeenPrimary primary;
   private volatile ScheduledExecutorService thread;
   private final java.util.concurrent.atomic.AtomicBoolean checkQueued = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -102,6 +107,24 @@ public final class RedisEpochGuard implements EpochSource {
       Duration interval,
       RedisReachability reachability,
       Duration probeTimeout) {
+    this(redisson, markers, store, onDataLoss, onReachableAgain, interval, reachability, probeTimeout, RedisTopology.untracked());
+  }
+
+  /**
+   * @param topology tells which server is the primary: a change (a failover behind Sentinel)
+   *     advances the epoch without a refill, see {@link #checkPrimary(long)}
+   */
+  public RedisEpochGuard(
+      RedissonClient redisson,
+      List<String> markers,
+      EpochStore store,
+      DataLossListener onDataLoss,
+      Runnable onReachableAgain,
+      Duration interval,
+      RedisReachability reachability,
+      Duration probeTimeout,
+      RedisTopology topology) {
+    this.topology = topology;
     this.reachability = reachability;
     this.probeTimeoutMillis = probeTimeout.toMillis();
     this.redisson = redisson;
@@ -120,6 +143,11 @@ public final class RedisEpochGuard implements EpochSource {
   /** How many times this replica detected data loss and ran the recovery. */
   public long dataLossesHandled() {
     return dataLosses.get();
+  }
+
+  /** How many failovers (a new primary that kept the markers) this replica advanced the epoch for. */
+  public long failoversHandled() {
+    return failovers.get();
   }
 
   /** How many times Redis came back with its data after this replica found it unreachable. */
@@ -190,7 +218,11 @@ public final class RedisEpochGuard implements EpochSource {
           highest = Math.max(highest, Long.parseLong(values.get(i)));
         }
       }
+      if (!missing.isEmpty()) {
+        rememberPrimary();
+      }
       if (missing.isEmpty()) {
+        checkPrimary(highest);
         adopt(Long.toString(highest));
         if (wasUnreachable) {
           returns.incrementAndGet();
@@ -239,6 +271,92 @@ public final class RedisEpochGuard implements EpochSource {
     } catch (RuntimeException e) {
       LOG.error("epoch check failed", e);
     }
+  }
+
+  /**
+   * Behind Sentinel: a new primary that still holds the markers came from a failover, and the
+   * replica it was may have missed the old primary's last writes: values, fences and the lock
+   * token counters, so a token handed out before the failover can be handed out again, and a
+   * refresh still running from before it would tie with (and overwrite) a newer value written
+   * under the repeated token. Moving to a new epoch fences off every write whose fence was taken
+   * before: the epoch is advanced with a compare-and-set on the marker from the epoch this replica
+   * knew, so of several replicas noticing the same failover one advances it and the others adopt
+   * the result. The values are kept (no refill): what the replica missed is recomputed when due,
+   * and a replica that lost the markers too is a data loss, handled by {@link #check()} as ever.
+   *
+   * <p>The first look only remembers the run_id. A failure to ask the primary throws {@link
+   * RedisException}, which the check handles as Redis being unreachable.
+   */
+  private void checkPrimary(long markerEpoch) {
+    Optional<String> runId = topology.primaryRunId();
+    if (runId.isEmpty()) {
+      return;
+    }
+    SeenPrimary previous = primary;
+    if (previous == null
+        || previous.runId().equals(runId.get())
+        || (previous.markerEpoch() >= 0 && markerEpoch > previous.markerEpoch())) {
+      // Unchanged, or the epoch moved on since that primary was seen: another replica advanced it
+      // for this failover, or the new primary had lost the markers and the loss took a new epoch.
+      primary = new SeenPrimary(runId.get(), Math.max(markerEpoch, previous == null ? 0 : previous.markerEpoch()));
+      return;
+    }
+    long next = store.advance(); // throws while PostgreSQL is away: the next check tries again
+    // Sent again after a late reply (Redisson resends scripts), it finds its own epoch and says so.
+    String now = compareAndSetMarker(markers.get(0), markerEpoch, next);
+    if (now == null) {
+      return; // the marker vanished meanwhile: the next check finds a data loss
+    }
+    primary = new SeenPrimary(runId.get(), Long.parseLong(now));
+    if (Long.toString(next).equals(now)) {
+      failovers.incrementAndGet();
+      raiseMarkers(next);
+      LOG.warn(
+          "Redis's primary changed (run_id {} -> {}), a failover: data epoch advanced from {} to {}; writes fenced before it are refused, values kept",
+          previous.runId(), runId.get(), markerEpoch, next);
+    } else {
+      LOG.info("Redis's primary changed (run_id {} -> {}); another replica advanced the epoch to {}", previous.runId(), runId.get(), now);
+    }
+    adopt(now);
+  }
+
+  /**
+   * The markers are missing (a new Redis, or a data loss, whose new epoch fences everything
+   * before it): the primary that holds them from now on is the one a later failover is told
+   * from. Its epoch is not known yet (-1): the next check with the markers records it.
+   */
+  private void rememberPrimary() {
+    topology.primaryRunId().ifPresent(runId -> primary = new SeenPrimary(runId, -1));
+  }
+
+  /** The primary as last seen, and the markers' epoch then (-1: not yet known). */
+  private record SeenPrimary(String runId, long markerEpoch) {}
+
+  /**
+   * KEYS: a marker. ARGV: the epoch it is expected to hold, the new one. Sets the marker only if it
+   * still holds the expected epoch; returns what it holds then (nil if it is gone).
+   */
+  static final String COMPARE_AND_SET_MARKER =
+      """
+      local stored = redis.call('GET', KEYS[1])
+      if stored == ARGV[1] then
+        redis.call('SET', KEYS[1], ARGV[2])
+        return ARGV[2]
+      end
+      return stored
+      """;
+
+  private String compareAndSetMarker(String marker, long expected, long next) {
+    return redisson
+        .getScript(StringCodec.INSTANCE)
+        .eval(
+            marker,
+            org.redisson.api.RScript.Mode.READ_WRITE,
+            COMPARE_AND_SET_MARKER,
+            org.redisson.api.RScript.ReturnType.VALUE,
+            List.<Object>of(marker),
+            Long.toString(expected),
+            Long.toString(next));
   }
 
   /**

@@ -25,6 +25,7 @@ import org.redisson.config.BaseConfig;
 import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
 import org.redisson.config.ReadMode;
+import org.redisson.config.SentinelServersConfig;
 import org.redisson.config.SingleServerConfig;
 import org.redisson.config.SslVerificationMode;
 
@@ -37,6 +38,13 @@ import org.redisson.config.SslVerificationMode;
  * first URL that has them, and the database must be 0. Reads and writes always go to masters: the
  * service's reads (metadata, fences, due times) must see its own writes.
  *
+ * <p>{@code mode: sentinel} asks Redis Sentinel for the primary of {@code masterName} and follows
+ * it through failovers: {@code sentinels} lists the Sentinels ({@code host:port}, a list or one
+ * comma-separated string, as an environment variable gives it). The URL then gives only the
+ * scheme, credentials and database of the primary and replicas; its host and port are not used.
+ * {@code sentinelUsername}/{@code sentinelPassword} authenticate to the Sentinels (secrets: never
+ * logged; unset, none). Reads and writes go to the primary, as in the other modes.
+ *
  * <p>TLS ({@code rediss://}): the server's certificate is verified against the JVM's trust store,
  * or against {@code caCertificate} (a PEM file of CA certificates, as Kubernetes secrets and cloud
  * providers hand them out) or {@code truststore} (a PKCS12 or JKS file, with {@code
@@ -46,10 +54,11 @@ import org.redisson.config.SslVerificationMode;
  */
 public class RedisFactory {
 
-  /** Standalone server, or Redis Cluster. */
+  /** Standalone server, Redis Cluster, or a primary with replicas behind Sentinel. */
   public enum Mode {
     SINGLE,
-    CLUSTER;
+    CLUSTER,
+    SENTINEL;
 
     @com.fasterxml.jackson.annotation.JsonCreator
     public static Mode fromJson(String name) {
@@ -100,6 +109,17 @@ public class RedisFactory {
   private String truststorePassword;
 
   @NotNull private TlsVerification tlsVerification = TlsVerification.STRICT;
+
+  /** {@code mode: sentinel}: the name the Sentinels monitor the primary by. */
+  private String masterName;
+
+  /** {@code mode: sentinel}: the Sentinels, {@code host:port} each. */
+  private List<String> sentinels = new ArrayList<>();
+
+  /** {@code mode: sentinel}: the Sentinels' own user and password (secrets: never logged); null for none. */
+  private String sentinelUsername;
+
+  private String sentinelPassword;
 
   @JsonProperty
   public String getUrl() {
@@ -212,6 +232,120 @@ public class RedisFactory {
     this.tlsVerification = tlsVerification;
   }
 
+  @JsonProperty
+  public String getMasterName() {
+    return masterName;
+  }
+
+  @JsonProperty
+  public void setMasterName(String masterName) {
+    this.masterName = blankToNull(masterName);
+  }
+
+  @JsonProperty
+  public List<String> getSentinels() {
+    return List.copyOf(sentinels);
+  }
+
+  /** Each entry may itself be a comma-separated list (one environment variable for all). */
+  @JsonProperty
+  @com.fasterxml.jackson.annotation.JsonFormat(
+      with = com.fasterxml.jackson.annotation.JsonFormat.Feature.ACCEPT_SINGLE_VALUE_AS_ARRAY)
+  public void setSentinels(List<String> sentinels) {
+    List<String> addresses = new ArrayList<>();
+    if (sentinels != null) {
+      for (String entry : sentinels) {
+        for (String part : entry == null ? new String[0] : entry.split(",")) {
+          if (!part.isBlank()) {
+            addresses.add(part.trim());
+          }
+        }
+      }
+    }
+    this.sentinels = addresses;
+  }
+
+  @JsonProperty
+  public String getSentinelUsername() {
+    return sentinelUsername;
+  }
+
+  @JsonProperty
+  public void setSentinelUsername(String sentinelUsername) {
+    this.sentinelUsername = blankToNull(sentinelUsername);
+  }
+
+  @JsonProperty
+  public String getSentinelPassword() {
+    return sentinelPassword;
+  }
+
+  @JsonProperty
+  public void setSentinelPassword(String sentinelPassword) {
+    this.sentinelPassword = blankToNull(sentinelPassword);
+  }
+
+  @ValidationMethod(message = "mode sentinel needs masterName, the name the Sentinels monitor the primary by")
+  public boolean isMasterNameSetForSentinel() {
+    return mode != Mode.SENTINEL || masterName != null;
+  }
+
+  @ValidationMethod(
+      message = "mode sentinel needs sentinels: at least one host:port (a list, or one comma-separated string)")
+  public boolean isSentinelsSetForSentinel() {
+    return mode != Mode.SENTINEL || !sentinels.isEmpty();
+  }
+
+  @ValidationMethod(message = "sentinels must each look like host:port with a port from 1 to 65535")
+  public boolean isSentinelsValid() {
+    try {
+      sentinelAddresses();
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  @ValidationMethod(message = "sentinelUsername needs sentinelPassword")
+  public boolean isSentinelUserWithPassword() {
+    return sentinelUsername == null || sentinelPassword != null;
+  }
+
+  // Silently ignored settings hide mistakes: a sentinel setting without mode sentinel is one.
+  @ValidationMethod(message = "masterName, sentinels, sentinelUsername and sentinelPassword are only for mode sentinel")
+  public boolean isSentinelSettingOnlyForSentinel() {
+    return mode == Mode.SENTINEL
+        || (masterName == null && sentinels.isEmpty() && sentinelUsername == null && sentinelPassword == null);
+  }
+
+  /** The Sentinels as Redisson addresses, with the URL's scheme (TLS to the Sentinels too with rediss://). */
+  List<String> sentinelAddresses() {
+    String scheme;
+    try {
+      scheme = parseAll().get(0).scheme();
+    } catch (IllegalArgumentException e) {
+      scheme = "redis";
+    }
+    List<String> addresses = new ArrayList<>();
+    for (String sentinel : sentinels) {
+      int colon = sentinel.lastIndexOf(':');
+      if (colon <= 0 || colon == sentinel.length() - 1 || sentinel.contains("/") || sentinel.contains("@")) {
+        throw new IllegalArgumentException("not host:port: " + sentinel);
+      }
+      int port;
+      try {
+        port = Integer.parseInt(sentinel.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("not host:port: " + sentinel, e);
+      }
+      if (port < 1 || port > 65535) {
+        throw new IllegalArgumentException("port out of range: " + sentinel);
+      }
+      addresses.add(scheme + "://" + sentinel);
+    }
+    return addresses;
+  }
+
   /** An unset variable substituted as empty means "not set". */
   private static String blankToNull(String value) {
     return value == null || value.isBlank() ? null : value;
@@ -269,6 +403,10 @@ public class RedisFactory {
         if (mode == Mode.SINGLE) {
           text.append('/').append(parsed.database());
         }
+      }
+      if (mode == Mode.SENTINEL) {
+        return "sentinel master '" + masterName + "' via " + String.join(",", sentinels) + " (database "
+            + parseAll().get(0).database() + ")";
       }
       return (mode == Mode.CLUSTER ? "cluster " : "") + text;
     } catch (IllegalArgumentException e) {
@@ -349,6 +487,9 @@ public class RedisFactory {
       }
       return Redisson.create(config);
     }
+    if (mode == Mode.SENTINEL) {
+      return Redisson.create(sentinelConfig(config, nodes.get(0)));
+    }
     ParsedUrl parsed = nodes.get(0);
     SingleServerConfig server = config.useSingleServer();
     if (parsed.password() != null) {
@@ -370,6 +511,49 @@ public class RedisFactory {
         .setPingConnectionInterval(5_000);
     applyTls(server);
     return Redisson.create(config);
+  }
+
+  /**
+   * Sentinel mode: Redisson asks the Sentinels for the primary, subscribes to their {@code
+   * +switch-master} announcements and also asks them again every second ({@code scanInterval}), so
+   * it follows a failover within about a second of the Sentinels' decision. Replicas get no
+   * connections of their own: every read and write goes to the primary.
+   */
+  Config sentinelConfig(Config config, ParsedUrl data) {
+    SentinelServersConfig sentinel = config.useSentinelServers();
+    sentinel
+        .setMasterName(masterName)
+        .setDatabase(data.database())
+        .setReadMode(ReadMode.MASTER)
+        .setScanInterval(1_000)
+        // Sentinels that drop off the list (a restarted one, before it is rediscovered) must not
+        // stop the service from starting or following a failover.
+        .setCheckSentinelsList(false)
+        .setTimeout((int) timeout.toMilliseconds())
+        .setConnectTimeout((int) connectTimeout.toMilliseconds())
+        .setMasterConnectionPoolSize(connectionPoolSize)
+        .setMasterConnectionMinimumIdleSize(Math.min(8, connectionPoolSize))
+        .setSlaveConnectionPoolSize(1)
+        .setSlaveConnectionMinimumIdleSize(1)
+        .setRetryAttempts(1)
+        .setReconnectionDelay(RECONNECTION_DELAY)
+        .setRetryDelay(RETRY_DELAY)
+        .setPingConnectionInterval(5_000);
+    sentinelAddresses().forEach(sentinel::addSentinelAddress);
+    if (data.password() != null) {
+      sentinel.setPassword(data.password());
+      if (data.user() != null) {
+        sentinel.setUsername(data.user());
+      }
+    }
+    if (sentinelPassword != null) {
+      sentinel.setSentinelPassword(sentinelPassword);
+      if (sentinelUsername != null) {
+        sentinel.setSentinelUsername(sentinelUsername);
+      }
+    }
+    applyTls(sentinel);
+    return config;
   }
 
   /**
@@ -462,6 +646,7 @@ public class RedisFactory {
     return "RedisFactory{url=" + redactedUrl()
         + (caCertificate != null ? ", caCertificate=" + caCertificate : "")
         + (truststore != null ? ", truststore=" + truststore : "")
-        + ", tlsVerification=" + tlsVerification + "}";
+        + ", tlsVerification=" + tlsVerification
+        + (sentinelPassword != null ? ", sentinelPassword=<set>" : "") + "}";
   }
 }

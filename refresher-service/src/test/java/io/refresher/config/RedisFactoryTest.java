@@ -176,4 +176,94 @@ class RedisFactoryTest {
     assertThat(RedisFactory.TlsVerification.fromJson("ca-only")).isEqualTo(RedisFactory.TlsVerification.CA_ONLY);
     assertThat(RedisFactory.TlsVerification.fromJson(" STRICT ")).isEqualTo(RedisFactory.TlsVerification.STRICT);
   }
+
+  private static RedisFactory sentinel(String url, String sentinels) {
+    RedisFactory factory = factory(url, RedisFactory.Mode.SENTINEL);
+    factory.setMasterName("main");
+    factory.setSentinels(java.util.List.of(sentinels));
+    return factory;
+  }
+
+  @Test
+  void sentinelConfig_fullMapping_primaryOnlyWithBothCredentials() {
+    RedisFactory factory = sentinel("redis://app:p%40ss@ignored:1/3", "s-a:26379, s-b:26380,s-c:26381");
+    factory.setSentinelUsername("watcher");
+    factory.setSentinelPassword("s3ntinel");
+
+    var config = factory.sentinelConfig(new Config(), RedisFactory.parse(factory.getUrl())).useSentinelServers();
+
+    assertThat(factory.getSentinels()).containsExactly("s-a:26379", "s-b:26380", "s-c:26381");
+    assertThat(config.getSentinelAddresses())
+        .containsExactly("redis://s-a:26379", "redis://s-b:26380", "redis://s-c:26381");
+    assertThat(config.getMasterName()).isEqualTo("main");
+    assertThat(config.getDatabase()).isEqualTo(3);
+    assertThat(config.getReadMode()).isEqualTo(org.redisson.config.ReadMode.MASTER);
+    assertThat(config.getUsername()).isEqualTo("app");
+    assertThat(config.getPassword()).isEqualTo("p@ss");
+    assertThat(config.getSentinelUsername()).isEqualTo("watcher");
+    assertThat(config.getSentinelPassword()).isEqualTo("s3ntinel");
+    assertThat(config.getRetryAttempts()).isEqualTo(1);
+    assertThat(factory.redactedUrl())
+        .isEqualTo("sentinel master 'main' via s-a:26379,s-b:26380,s-c:26381 (database 3)")
+        .doesNotContain("p@ss");
+    assertThat(factory.toString()).doesNotContain("s3ntinel").doesNotContain("p@ss");
+  }
+
+  @Test
+  void sentinelConfig_rediss_sentinelsReachedWithTlsToo() {
+    RedisFactory factory = sentinel("rediss://:pw@ignored:1", "s-a:26379");
+
+    var config = factory.sentinelConfig(new Config(), RedisFactory.parse(factory.getUrl())).useSentinelServers();
+
+    assertThat(config.getSentinelAddresses()).containsExactly("rediss://s-a:26379");
+  }
+
+  @Test
+  void validation_sentinel_needsMasterNameAndHostPortSentinels() {
+    RedisFactory valid = sentinel("redis://x:6379", "s-a:26379");
+    assertThat(valid.isMasterNameSetForSentinel()).isTrue();
+    assertThat(valid.isSentinelsSetForSentinel()).isTrue();
+    assertThat(valid.isSentinelsValid()).isTrue();
+    assertThat(valid.isSentinelSettingOnlyForSentinel()).isTrue();
+
+    RedisFactory noName = sentinel("redis://x:6379", "s-a:26379");
+    noName.setMasterName(" ");
+    assertThat(noName.isMasterNameSetForSentinel()).isFalse();
+
+    RedisFactory noSentinels = sentinel("redis://x:6379", "");
+    assertThat(noSentinels.isSentinelsSetForSentinel()).isFalse();
+
+    for (String bad : new String[] {"s-a", "s-a:", "s-a:0", "s-a:70000", "redis://s-a:26379", "s-a:port"}) {
+      assertThat(sentinel("redis://x:6379", bad).isSentinelsValid()).as(bad).isFalse();
+    }
+
+    RedisFactory userOnly = sentinel("redis://x:6379", "s-a:26379");
+    userOnly.setSentinelUsername("watcher");
+    assertThat(userOnly.isSentinelUserWithPassword()).isFalse();
+  }
+
+  @Test
+  void validation_sentinelSettingsWithoutSentinelMode_refused() {
+    RedisFactory single = factory("redis://x:6379", RedisFactory.Mode.SINGLE);
+    assertThat(single.isSentinelSettingOnlyForSentinel()).isTrue();
+    single.setMasterName("main");
+    assertThat(single.isSentinelSettingOnlyForSentinel()).isFalse();
+  }
+
+  @Test
+  void modeFromJson_sentinel_parses() {
+    assertThat(RedisFactory.Mode.fromJson(" Sentinel ")).isEqualTo(RedisFactory.Mode.SENTINEL);
+  }
+
+  @Test
+  void sentinelsFromJson_oneCommaSeparatedStringOrAList_sameAddresses() throws Exception {
+    var mapper = io.dropwizard.jackson.Jackson.newObjectMapper();
+    RedisFactory fromString =
+        mapper.readValue("{\"mode\":\"sentinel\",\"sentinels\":\"s-a:1, s-b:2\"}", RedisFactory.class);
+    RedisFactory fromList =
+        mapper.readValue("{\"mode\":\"sentinel\",\"sentinels\":[\"s-a:1\",\"s-b:2\"]}", RedisFactory.class);
+
+    assertThat(fromString.getSentinels()).containsExactly("s-a:1", "s-b:2");
+    assertThat(fromList.getSentinels()).containsExactly("s-a:1", "s-b:2");
+  }
 }
