@@ -46,6 +46,7 @@ class ChangeFloodIT {
 
   private static final String[] OVERRIDES = {
     "sources.product-a.sql", "SELECT name || ':' || version AS product_a_source FROM product WHERE id = :id",
+    "sources.product-a.timeout", "2s", // below refresh.lockLease (5 s): SourceLeaseCheck
     "sources.product-a.params.id", "long",
     "sources.product-a.result", "scalar",
     "sources.product-a.changes.channel", "product_changed",

@@ -65,6 +65,7 @@ class PostgresTlsIT {
           POSTGRES.database(DATABASE, CERTIFICATES.caCertificate()),
           RealServers.newRedis(),
           "sources.tls-default.sql", TLS_OF_SESSION,
+          "sources.tls-default.timeout", "2s", // below refresh.lockLease (5 s): SourceLeaseCheck
           "sources.tls-default.result", "scalar",
           // The extra datasource takes its TLS settings as driver properties, not in the URL.
           "datasources.secure.url", POSTGRES.url(SOURCE_DATABASE),
@@ -75,6 +76,7 @@ class PostgresTlsIT {
           "datasources.secure.properties.sslrootcert", CERTIFICATES.caCertificate().toString(),
           "sources.tls-secure.datasource", "secure",
           "sources.tls-secure.sql", TLS_OF_SESSION,
+          "sources.tls-secure.timeout", "2s", // below refresh.lockLease (5 s): SourceLeaseCheck
           "sources.tls-secure.result", "scalar");
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 

@@ -46,6 +46,7 @@ class PrewarmTemplateGoneIT {
           "prewarm_template_gone", DATABASE, REDIS,
           "database.maxQueriesPerSecond", Integer.toString(BOUND),
           "database.maxWait", "30s",
+          "refresh.lockLease", "40s", // the rate wait (maxWait 30 s) and a source timeout fit under it
           // Long enough that the saved rates are still hot a few seconds after the kill.
           "access.halfLife", "10s",
           "access.hotThreshold", Double.toString(HOT_THRESHOLD),
