@@ -34,12 +34,14 @@ import org.slf4j.LoggerFactory;
  * <p>Settings that matter, from Quartz's issue tracker: {@code PostgreSQLDelegate} (without it jobs
  * silently never fire), {@code isClustered=true} (else every replica fires every trigger), {@code
  * acquireTriggersWithinLock=true} (else triggers can fire twice), stable job keys, and a graceful
- * {@code shutdown(true)}.
+ * stop that is bounded (see {@link #stop()}).
  */
 public final class QuartzManager {
 
   private static final Logger LOG = LoggerFactory.getLogger(QuartzManager.class);
   private static final String GROUP = "refresher";
+  /** How long a stop waits for the jobs that run: each is a few Redis and PostgreSQL calls. */
+  static final Duration JOB_WAIT = Duration.ofSeconds(10);
 
   private final Scheduler scheduler;
   private final Map<Class<? extends Job>, Job> jobs;
@@ -108,8 +110,29 @@ public final class QuartzManager {
     LOG.info("Quartz scheduler '{}' started, clustered on PostgreSQL", scheduler.getSchedulerName());
   }
 
+  /**
+   * Stops firing, lets the jobs that run finish (up to {@link #JOB_WAIT}), then shuts down without
+   * waiting on the job store. Not {@code shutdown(true)}: Quartz records a job's completion in
+   * PostgreSQL and retries that until the store is shut down, which {@code shutdown(true)} does
+   * only after every job has completed, so a job that ended while PostgreSQL was down held the
+   * stop for ever (QuartzShutdownIT).
+   */
   public void stop() throws SchedulerException {
-    scheduler.shutdown(true);
+    scheduler.standby();
+    long deadline = System.nanoTime() + JOB_WAIT.toNanos();
+    while (!scheduler.getCurrentlyExecutingJobs().isEmpty() && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    int running = scheduler.getCurrentlyExecutingJobs().size();
+    if (running > 0) {
+      LOG.warn("Quartz scheduler '{}' stops with {} jobs still running after {} s", scheduler.getSchedulerName(), running, JOB_WAIT.toSeconds());
+    }
+    scheduler.shutdown(false);
   }
 
   public boolean isRunning() {
