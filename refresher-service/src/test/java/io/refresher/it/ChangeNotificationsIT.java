@@ -79,14 +79,14 @@ class ChangeNotificationsIT {
     // the burst's key: its own source, so that its runs are counted apart (pg_stat_statements tells
     // statements apart by their parse tree, not their aliases: this one has another condition)
     "sources.product-burst.sql",
-    "sources.product-burst.timeout", "2s", // below refresh.lockLease (5 s): SourceLeaseCheck
         "SELECT name || ':' || version AS product_burst_source FROM product WHERE id = :id AND name IS NOT NULL",
+    "sources.product-burst.timeout", "2s", // below refresh.lockLease (5 s): SourceLeaseCheck
     "sources.product-burst.params.id", "long",
     "sources.product-burst.result", "scalar",
     // variant:{product}:{color} keys, through the documented fields trigger
     "sources.variant-by-product-and-color.sql",
-    "sources.variant-by-product-and-color.timeout", "2s", // below refresh.lockLease (5 s): SourceLeaseCheck
         "SELECT color || ':' || stock AS variant_source FROM product_variant WHERE product_id = :product AND color = :color",
+    "sources.variant-by-product-and-color.timeout", "2s", // below refresh.lockLease (5 s): SourceLeaseCheck
     "sources.variant-by-product-and-color.params.product", "long",
     "sources.variant-by-product-and-color.params.color", "string",
     "sources.variant-by-product-and-color.result", "scalar",
