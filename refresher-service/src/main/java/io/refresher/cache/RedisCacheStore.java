@@ -71,9 +71,11 @@ public final class RedisCacheStore implements CacheStore {
    * (a counter below a stored token can only mean it was lost: every token handed out came from
    * it), so the key is not wedged until the counter climbs back by itself.
    *
-   * <p>Run twice (Redisson re-sends a script whose reply was late), a write whose fence and
-   * computedAt are already stored answers written, with the stored durations, and changes nothing:
-   * the second run would otherwise add its compute duration to the history once more.
+   * <p>Run twice (Redisson re-sends a script whose reply was late), a write whose fence,
+   * computedAt and value are already stored answers written, with the stored durations, and
+   * changes nothing: the second run would otherwise add its compute duration to the history once
+   * more. The value is compared too because computedAt has millisecond resolution: two writes of
+   * one fence within a millisecond (a fast machine) are two writes, not a resend.
    */
   static final String WRITE =
       """
@@ -108,7 +110,7 @@ public final class RedisCacheStore implements CacheStore {
           end
         end
         if ARGV[a + 12] == 'w' and stored[1] == ARGV[a + 3] and stored[2] == ARGV[a + 4] and stored[7] == ARGV[a + 5]
-            and redis.call('EXISTS', value) == 1 then
+            and redis.call('GET', value) == ARGV[a + 1] then
           return 1, 0, stored[4] or ''
         end
         local recent

@@ -71,6 +71,33 @@ class FencingIT {
   }
 
   @Test
+  void write_sameFenceAndComputedAt_otherValue_isWritten() {
+    // Only a re-sent script is answered from what is stored: same fence, same computedAt and the
+    // same value. A fast machine computes two values within one millisecond.
+    String key = "fence:same-instant";
+    Instant computedAt = Instant.now();
+    assertThat(write(key, "a", new Fence(3, 5), 1, computedAt).written()).isTrue();
+
+    CacheStore.WriteResult other = write(key, "b", new Fence(3, 5), 1, computedAt);
+
+    assertThat(other.written()).isTrue();
+    assertThat(value(key)).isEqualTo("b");
+    assertThat(meta(key)).containsEntry("recent", "3,3");
+  }
+
+  @Test
+  void write_resentScript_answersWrittenAndAddsNoSample() {
+    String key = "fence:resent";
+    Instant computedAt = Instant.now();
+    assertThat(write(key, "a", new Fence(3, 6), 1, computedAt).written()).isTrue();
+
+    CacheStore.WriteResult resent = write(key, "a", new Fence(3, 6), 1, computedAt);
+
+    assertThat(resent.written()).isTrue();
+    assertThat(meta(key)).containsEntry("recent", "3");
+  }
+
+  @Test
   void write_olderEpochWithHigherToken_isRefused() {
     String key = "fence:epoch";
     assertThat(write(key, "old-epoch", new Fence(1, 500)).written()).isTrue();
@@ -268,7 +295,11 @@ class FencingIT {
   }
 
   private static CacheStore.WriteResult write(String key, String value, Fence fence, long generation) {
-    Instant now = Instant.now();
+    return write(key, value, fence, generation, Instant.now());
+  }
+
+  private static CacheStore.WriteResult write(
+      String key, String value, Fence fence, long generation, Instant now) {
     return store.write(
         key,
         value,
