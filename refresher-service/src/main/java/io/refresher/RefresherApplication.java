@@ -1,5 +1,7 @@
 package io.refresher;
 
+import io.refresher.wiring.ServiceWiring;
+
 import com.codahale.metrics.MetricRegistry;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;

@@ -127,9 +127,9 @@ class ArchitectureTest {
             .should()
             .dependOnClassesThat()
             .resideInAnyPackage(
-                "io.refresher.cache..", "io.refresher.persistence..", "io.refresher.scheduling..", "io.refresher.api..",
-                "io.refresher.health..", "io.refresher.config..", "io.refresher.jdbc..", "io.refresher.http..",
-                "io.refresher.changes..")
+                "io.refresher.redis..", "io.refresher.persistence..", "io.refresher.scheduling..", "io.refresher.api..",
+                "io.refresher.health..", "io.refresher.metrics..", "io.refresher.config..", "io.refresher.jdbc..",
+                "io.refresher.http..", "io.refresher.changes..", "io.refresher.wiring..")
             .because("the domain talks to its adapters through ports it owns");
 
     rule.check(classes);

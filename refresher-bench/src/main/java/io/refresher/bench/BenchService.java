@@ -4,7 +4,7 @@ import com.codahale.metrics.MetricRegistry;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.ServerLifecycleListener;
 import io.refresher.RefresherApplication;
-import io.refresher.ServiceWiring;
+import io.refresher.wiring.ServiceWiring;
 import io.refresher.config.RefresherConfiguration;
 import java.io.IOException;
 import java.net.URI;

@@ -2,7 +2,7 @@ package io.refresher.bench;
 
 import io.refresher.bench.report.BenchReport;
 import io.refresher.bench.report.Fmt;
-import io.refresher.cache.RedisKeyLocks;
+import io.refresher.redis.RedisKeyLocks;
 import io.refresher.client.AccessCounter;
 import io.refresher.client.protocol.CacheKeys;
 import io.refresher.refresh.KeyLocks;

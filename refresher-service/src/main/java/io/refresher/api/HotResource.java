@@ -1,7 +1,7 @@
 package io.refresher.api;
 
 import io.refresher.access.HotSetView;
-import io.refresher.refresh.CacheUnavailableException;
+import io.refresher.failure.CacheUnavailableException;
 import io.refresher.refresh.RefreshService;
 import io.refresher.registry.InvalidRegistrationException;
 import io.refresher.registry.KeyResolver;

@@ -1,6 +1,6 @@
 package io.refresher.api;
 
-import io.refresher.refresh.CacheUnavailableException;
+import io.refresher.failure.CacheUnavailableException;
 import io.refresher.refresh.RefreshOutcome;
 import io.refresher.refresh.RefreshService;
 import io.refresher.access.HotSetView;

@@ -250,7 +250,7 @@ public class DatabaseFactory {
   }
 
   /** pgjdbc takes its timeouts in whole seconds; never round a bound down to "no bound" (0). */
-  static long wholeSeconds(Duration duration) {
+  public static long wholeSeconds(Duration duration) {
     return Math.max(1, (duration.toMilliseconds() + 999) / 1000);
   }
 

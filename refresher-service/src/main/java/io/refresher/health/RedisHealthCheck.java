@@ -1,9 +1,9 @@
 package io.refresher.health;
 
 import com.codahale.metrics.health.HealthCheck;
-import io.refresher.cache.RedisEpochGuard;
-import io.refresher.cache.RedisEvictionPolicy;
-import io.refresher.cache.RedisReachability;
+import io.refresher.redis.RedisEpochGuard;
+import io.refresher.redis.RedisEvictionPolicy;
+import io.refresher.redis.RedisReachability;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 

@@ -7,7 +7,7 @@ import io.refresher.registry.RefreshPolicy;
 import io.refresher.registry.Registration;
 import io.refresher.registry.RegistrationRepository;
 import io.refresher.registry.Registry;
-import io.refresher.registry.RegistryUnavailableException;
+import io.refresher.failure.RegistryUnavailableException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;

@@ -1,7 +1,7 @@
 package io.refresher.persistence;
 
 import io.refresher.registry.RegistryRefusedException;
-import io.refresher.registry.RegistryUnavailableException;
+import io.refresher.failure.RegistryUnavailableException;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;

@@ -54,7 +54,7 @@ public final class BulkRefresh {
    * Refreshes each key once (duplicates are refreshed once), and returns the results in the order
    * the keys were given.
    *
-   * @throws io.refresher.registry.RegistryUnavailableException when the registry cannot be read
+   * @throws io.refresher.failure.RegistryUnavailableException when the registry cannot be read
    */
   public List<Result> refresh(List<String> keys) {
     List<String> distinct = new ArrayList<>(new LinkedHashSet<>(keys));

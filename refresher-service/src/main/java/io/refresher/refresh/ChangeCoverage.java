@@ -2,7 +2,7 @@ package io.refresher.refresh;
 
 import io.refresher.registry.KeyResolver;
 import io.refresher.registry.RegistrationLookup;
-import io.refresher.registry.RegistryUnavailableException;
+import io.refresher.failure.RegistryUnavailableException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;

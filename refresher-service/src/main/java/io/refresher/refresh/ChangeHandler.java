@@ -1,6 +1,6 @@
 package io.refresher.refresh;
 
-import io.refresher.registry.RegistryUnavailableException;
+import io.refresher.failure.RegistryUnavailableException;
 import io.refresher.source.SourceDefinition;
 import java.time.Duration;
 import java.time.InstantSource;

@@ -9,7 +9,7 @@ public interface EpochStore {
   /**
    * Increments and returns the epoch.
    *
-   * @throws io.refresher.registry.RegistryUnavailableException when the store cannot be reached
+   * @throws io.refresher.failure.RegistryUnavailableException when the store cannot be reached
    */
   long advance();
 }

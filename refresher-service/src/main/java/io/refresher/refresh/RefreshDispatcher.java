@@ -1,8 +1,10 @@
 package io.refresher.refresh;
 
+import io.refresher.failure.CacheUnavailableException;
+
 import io.refresher.registry.Registration;
 import io.refresher.registry.RegistrationLookup;
-import io.refresher.registry.RegistryUnavailableException;
+import io.refresher.failure.RegistryUnavailableException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;

@@ -1,5 +1,7 @@
 package io.refresher.refresh;
 
+import io.refresher.failure.CacheUnavailableException;
+
 import java.time.Duration;
 import java.time.Instant;
 import io.refresher.registry.RefreshPolicy;

@@ -1,5 +1,7 @@
 package io.refresher.refresh;
 
+import io.refresher.failure.CacheUnavailableException;
+
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;

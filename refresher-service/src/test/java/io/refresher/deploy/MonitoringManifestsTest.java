@@ -124,7 +124,7 @@ class MonitoringManifestsTest {
     JsonNode endpoint = endpoints.get(0);
     assertThat(portNames).contains(endpoint.path("port").asText());
     assertThat(endpoint.path("port").asText()).isEqualTo("admin");
-    assertThat(endpoint.path("path").asText()).isEqualTo(io.refresher.health.PrometheusEndpoint.PATH);
+    assertThat(endpoint.path("path").asText()).isEqualTo(io.refresher.metrics.PrometheusEndpoint.PATH);
   }
 
   @Test

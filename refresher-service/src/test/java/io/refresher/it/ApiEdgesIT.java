@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
-import io.refresher.ServiceWiring;
+import io.refresher.wiring.ServiceWiring;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.persistence.JdbiTemplateRepository;
 import io.refresher.testing.RawHttp;

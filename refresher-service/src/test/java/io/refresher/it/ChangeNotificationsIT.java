@@ -7,7 +7,7 @@ import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
 import io.refresher.changes.LeaderLock;
-import io.refresher.config.ChangesWiring;
+import io.refresher.wiring.ChangesWiring;
 import io.refresher.registry.KeyTemplate;
 import io.refresher.testing.AccessReporter;
 import io.refresher.testing.TestApp;

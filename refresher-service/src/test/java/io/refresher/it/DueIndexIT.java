@@ -2,7 +2,7 @@ package io.refresher.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.refresher.cache.RedisDueIndex;
+import io.refresher.redis.RedisDueIndex;
 import io.refresher.refresh.DueIndex;
 import io.refresher.testing.RealServers;
 import io.refresher.testing.TestRedis;

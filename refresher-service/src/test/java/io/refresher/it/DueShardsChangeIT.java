@@ -3,7 +3,7 @@ package io.refresher.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.refresher.cache.RedisDueIndex;
+import io.refresher.redis.RedisDueIndex;
 import io.refresher.embedded.EmbeddedRedisCluster;
 import io.refresher.refresh.DueIndex;
 import io.refresher.testing.ClusterTestRedis;

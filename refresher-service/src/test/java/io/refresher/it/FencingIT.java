@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.refresher.client.protocol.CacheKeys;
-import io.refresher.cache.RedisCacheStore;
-import io.refresher.cache.RedisKeyLocks;
+import io.refresher.redis.RedisCacheStore;
+import io.refresher.redis.RedisKeyLocks;
 import io.refresher.refresh.CacheStore;
 import io.refresher.refresh.Fence;
 import io.refresher.refresh.KeyLocks;

@@ -9,7 +9,7 @@ import io.refresher.access.DecayingRate;
 import io.refresher.access.HotKeyTracker;
 import io.refresher.access.HotSetReport;
 import io.refresher.access.PopularityStore;
-import io.refresher.cache.RedisPopularityStore;
+import io.refresher.redis.RedisPopularityStore;
 import io.refresher.testing.RealServers;
 import io.refresher.testing.SamplerOnRedis;
 import io.refresher.testing.ScriptInterference;

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.refresher.cache.UnpooledStringCodec;
+import io.refresher.redis.UnpooledStringCodec;
 import io.refresher.testing.RealServers;
 import io.refresher.testing.TestRedis;
 import java.net.InetSocketAddress;

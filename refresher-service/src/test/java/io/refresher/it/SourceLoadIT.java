@@ -2,7 +2,7 @@ package io.refresher.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.refresher.cache.RedisSourceLoad;
+import io.refresher.redis.RedisSourceLoad;
 import io.refresher.refresh.LoadBound;
 import io.refresher.refresh.SourceLoad;
 import io.refresher.refresh.SourceLoadListener;

@@ -14,7 +14,7 @@ import io.refresher.registry.InvalidRegistrationException;
 import io.refresher.registry.KeyTemplate;
 import io.refresher.registry.RefreshPolicy;
 import io.refresher.registry.Registration;
-import io.refresher.registry.RegistryUnavailableException;
+import io.refresher.failure.RegistryUnavailableException;
 import io.refresher.registry.TemplateCatalog;
 import io.refresher.registry.TemplatePattern;
 import io.refresher.testing.TestApp;

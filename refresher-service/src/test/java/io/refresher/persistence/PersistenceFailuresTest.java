@@ -3,7 +3,7 @@ package io.refresher.persistence;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.refresher.registry.RegistryRefusedException;
-import io.refresher.registry.RegistryUnavailableException;
+import io.refresher.failure.RegistryUnavailableException;
 import java.net.ConnectException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;

@@ -11,7 +11,7 @@ import io.refresher.access.PopularityStore;
 import io.refresher.prewarm.PrewarmPorts.PrewarmRecords;
 import io.refresher.prewarm.PrewarmPorts.RefillSchedule;
 import io.refresher.prewarm.PrewarmPorts.ValuePresence;
-import io.refresher.refresh.CacheUnavailableException;
+import io.refresher.failure.CacheUnavailableException;
 import io.refresher.refresh.RefreshOutcome;
 import io.refresher.refresh.Trigger;
 import io.refresher.registry.RefreshPolicy;

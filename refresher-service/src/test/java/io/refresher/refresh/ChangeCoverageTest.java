@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.refresher.registry.RefreshPolicy;
 import io.refresher.registry.Registration;
 import io.refresher.registry.RegistrationLookup;
-import io.refresher.registry.RegistryUnavailableException;
+import io.refresher.failure.RegistryUnavailableException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -6,7 +6,7 @@ import io.refresher.registry.KeyTemplate;
 import io.refresher.registry.RefreshPolicy;
 import io.refresher.registry.Registration;
 import io.refresher.registry.RegistrationLookup;
-import io.refresher.registry.RegistryUnavailableException;
+import io.refresher.failure.RegistryUnavailableException;
 import io.refresher.source.ChangeFeed;
 import io.refresher.source.ParamType;
 import io.refresher.source.ResultShape;

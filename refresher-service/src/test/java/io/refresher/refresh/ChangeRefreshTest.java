@@ -1,12 +1,14 @@
 package io.refresher.refresh;
 
+import io.refresher.failure.CacheUnavailableException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.refresher.refresh.ChangeCoalescer.Result;
 import io.refresher.registry.RefreshPolicy;
 import io.refresher.registry.Registration;
 import io.refresher.registry.RegistrationLookup;
-import io.refresher.registry.RegistryUnavailableException;
+import io.refresher.failure.RegistryUnavailableException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

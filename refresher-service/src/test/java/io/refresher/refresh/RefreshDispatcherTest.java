@@ -88,7 +88,7 @@ class RefreshDispatcherTest {
     InstantSource clock = () -> Instant.ofEpochMilli(now.get());
     RegistrationLookup down =
         keys -> {
-          throw new io.refresher.registry.RegistryUnavailableException("registry database unavailable", null);
+          throw new io.refresher.failure.RegistryUnavailableException("registry database unavailable", null);
         };
     RecordingIndex putBack = new RecordingIndex(List.of("k:1", "k:2"));
     putBack.redeliver = true;

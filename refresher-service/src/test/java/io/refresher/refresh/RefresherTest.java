@@ -1,5 +1,7 @@
 package io.refresher.refresh;
 
+import io.refresher.failure.CacheUnavailableException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.refresher.refresh.RefreshOutcome.Failed;

@@ -1,5 +1,7 @@
 package io.refresher.registry;
 
+import io.refresher.failure.RegistryUnavailableException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

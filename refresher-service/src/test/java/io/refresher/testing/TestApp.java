@@ -4,7 +4,7 @@ import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.ResourceHelpers;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.refresher.RefresherApplication;
-import io.refresher.ServiceWiring;
+import io.refresher.wiring.ServiceWiring;
 import io.refresher.config.RefresherConfiguration;
 import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.client.Invocation;

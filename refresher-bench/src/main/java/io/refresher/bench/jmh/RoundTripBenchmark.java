@@ -1,6 +1,6 @@
 package io.refresher.bench.jmh;
 
-import io.refresher.cache.RedisCacheStore;
+import io.refresher.redis.RedisCacheStore;
 import io.refresher.client.Loader;
 import io.refresher.client.RefresherClient;
 import io.refresher.embedded.EmbeddedRedis;

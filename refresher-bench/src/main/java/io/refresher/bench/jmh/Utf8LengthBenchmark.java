@@ -1,6 +1,6 @@
 package io.refresher.bench.jmh;
 
-import io.refresher.refresh.BenchAccess;
+import io.refresher.refresh.Refresher;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -52,7 +52,7 @@ public class Utf8LengthBenchmark {
 
   @Benchmark
   public long utf8Length(Value v) {
-    return BenchAccess.utf8Length(v.value);
+    return Refresher.utf8Length(v.value);
   }
 
   /** The allocation the counting avoids. */

@@ -1,6 +1,6 @@
 package io.refresher.bench.jmh;
 
-import io.refresher.cache.RedisCacheStore;
+import io.refresher.redis.RedisCacheStore;
 import io.refresher.refresh.CacheStore;
 import io.refresher.refresh.Fence;
 import java.time.Duration;

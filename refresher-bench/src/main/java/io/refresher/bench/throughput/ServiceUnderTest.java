@@ -3,7 +3,7 @@ package io.refresher.bench.throughput;
 import com.codahale.metrics.MetricRegistry;
 import io.refresher.bench.BenchConfig;
 import io.refresher.bench.BenchItems;
-import io.refresher.ServiceWiring;
+import io.refresher.wiring.ServiceWiring;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,0 +1,33 @@
+package io.refresher.metrics;
+
+import com.codahale.metrics.MetricRegistry;
+import io.dropwizard.core.setup.AdminEnvironment;
+import io.prometheus.metrics.exporter.servlet.jakarta.PrometheusMetricsServlet;
+import io.prometheus.metrics.instrumentation.dropwizard.DropwizardExports;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+/**
+ * Serves every Dropwizard metric in the Prometheus text format at {@value #PATH} on the admin port,
+ * for Kubernetes scrapers (names are sanitised: {@code refresher.refresh.lag} becomes {@code
+ * refresher_refresh_lag}), except the families with a variable part in their names (a source, a
+ * failure kind, a datasource, a collector), which {@link LabelledCounters} exports as one name
+ * with labels: {@code refresher.source.<source>.failed.<kind>} becomes {@code
+ * refresher_source_failures_total{source, kind}}. The JSON at {@code /metrics} keeps the Dropwizard
+ * names.
+ */
+public final class PrometheusEndpoint {
+
+  public static final String PATH = "/metrics/prometheus";
+
+  private PrometheusEndpoint() {}
+
+  public static void register(MetricRegistry metrics, AdminEnvironment admin) {
+    PrometheusRegistry registry = new PrometheusRegistry();
+    DropwizardExports.builder()
+        .dropwizardRegistry(metrics)
+        .metricFilter(LabelledCounters.notLabelled())
+        .register(registry);
+    registry.register(new LabelledCounters(metrics));
+    admin.addServlet("prometheus", new PrometheusMetricsServlet(registry)).addMapping(PATH);
+  }
+}

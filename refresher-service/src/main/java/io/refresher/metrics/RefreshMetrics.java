@@ -1,0 +1,83 @@
+package io.refresher.metrics;
+
+import static com.codahale.metrics.MetricRegistry.name;
+
+import com.codahale.metrics.Meter;
+import com.codahale.metrics.MetricRegistry;
+import com.codahale.metrics.SlidingTimeWindowArrayReservoir;
+import com.codahale.metrics.Timer;
+import io.refresher.refresh.RefreshListener;
+import io.refresher.refresh.RefreshOutcome;
+import io.refresher.refresh.Trigger;
+import io.refresher.registry.Registration;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Refresh metrics: per source {@code refresher.source.<name>.refreshed|failed|skipped} meters and
+ * a {@code duration} timer of compute times; overall {@code refresher.refresh.*} meters per outcome
+ * and trigger, and {@code refresher.refresh.lag} (actual start minus planned start).
+ *
+ * <p>The lag timer keeps every sample of the last minute (not a decaying sample of the whole
+ * run), so its p99 answers "how late are refreshes now", which is what an alert on it needs.
+ */
+public final class RefreshMetrics implements RefreshListener {
+
+  private final MetricRegistry metrics;
+  private final Timer lag;
+  private final ConcurrentHashMap<String, Meter> meters = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
+
+  public RefreshMetrics(MetricRegistry metrics) {
+    this.metrics = metrics;
+    this.lag =
+        metrics.timer(
+            "refresher.refresh.lag",
+            () -> new Timer(new SlidingTimeWindowArrayReservoir(1, TimeUnit.MINUTES)));
+    // Every outcome exists from the start, at 0: a rate over it, or an alert on it, then works
+    // before the first such outcome (a revalidation may come hours after start, or never).
+    for (String outcome : OUTCOMES) {
+      meter(name("refresher.refresh", outcome));
+    }
+  }
+
+  /** The names of {@link RefreshOutcome}'s kinds. */
+  private static final java.util.List<String> OUTCOMES = java.util.List.of("refreshed", "revalidated", "skipped", "failed");
+
+  @Override
+  public void onOutcome(Registration registration, Trigger trigger, RefreshOutcome outcome) {
+    String source = registration.source();
+    String kind = outcome.name();
+    meter(name("refresher.refresh", kind)).mark();
+    meter(name("refresher.refresh.trigger", trigger.name().toLowerCase())).mark();
+    meter(name("refresher.source", source, kind)).mark();
+    if (outcome instanceof RefreshOutcome.Refreshed refreshed) {
+      timer(name("refresher.source", source, "duration"))
+          .update(refreshed.computeDuration().toNanos(), TimeUnit.NANOSECONDS);
+    } else if (outcome instanceof RefreshOutcome.Failed failed) {
+      meter(name("refresher.source", source, "failed", failed.kind().toLowerCase())).mark();
+    } else if (outcome instanceof RefreshOutcome.Skipped skipped) {
+      meter(name("refresher.refresh.skipped", skipped.reason().name().toLowerCase())).mark();
+    }
+  }
+
+  /**
+   * The registry's meter of that name, looked up in this class's own map first: this runs several
+   * times per refresh, and the registry's lookup checks the metric's type and listeners each time.
+   */
+  private Meter meter(String name) {
+    Meter meter = meters.get(name);
+    return meter != null ? meter : meters.computeIfAbsent(name, metrics::meter);
+  }
+
+  private Timer timer(String name) {
+    Timer timer = timers.get(name);
+    return timer != null ? timer : timers.computeIfAbsent(name, metrics::timer);
+  }
+
+  @Override
+  public void onLag(Duration duration) {
+    lag.update(duration.toNanos(), TimeUnit.NANOSECONDS);
+  }
+}

@@ -1,0 +1,231 @@
+package io.refresher.wiring;
+
+import io.refresher.config.ChangesFactory;
+
+import io.refresher.config.SourceFactory;
+
+import io.refresher.config.DatabaseFactory;
+
+import io.refresher.config.RefresherConfiguration;
+
+import io.dropwizard.core.setup.Environment;
+import io.refresher.changes.ChangeFeeds;
+import io.refresher.changes.ChangeListener;
+import io.refresher.changes.ChangeMetrics;
+import io.refresher.changes.LeaderLock;
+import io.refresher.refresh.CacheStore;
+import io.refresher.refresh.ChangeCoalescer;
+import io.refresher.refresh.ChangeCoverage;
+import io.refresher.refresh.ChangeHandler;
+import io.refresher.refresh.ChangeKeys;
+import io.refresher.refresh.ChangeRefresh;
+import io.refresher.refresh.DelayedTasks;
+import io.refresher.refresh.DueIndex;
+import io.refresher.refresh.KeyLocks;
+import io.refresher.refresh.Refresher;
+import io.refresher.registry.KeyResolver;
+import io.refresher.registry.KeyTemplate;
+import io.refresher.registry.RegistrationLookup;
+import io.refresher.source.SourceCatalog;
+import java.sql.DriverManager;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.eclipse.jetty.util.component.LifeCycle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds "refresh on change" from the configuration (sources' {@code changes:} and the top-level
+ * {@code changes:} block) and hooks it into the service's lifecycle: the domain's handler,
+ * coalescer and change refresh, a listener per datasource with feeds, their threads (Dropwizard's
+ * lifecycle executors), and the {@code refresher.changes.*} metrics. Nothing is started, and no
+ * connection opened, when no source has a feed. See {@code docs/sources.md}.
+ */
+public final class ChangesWiring {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ChangesWiring.class);
+
+  /** Shown in {@code pg_stat_activity.application_name} for every listening (and standby) session. */
+  public static final String APPLICATION_NAME = "refresher-changes";
+
+  /** What the change path uses of the rest of the service. */
+  public record Parts(
+      SourceCatalog sources,
+      Refresher refresher,
+      RegistrationLookup registrations,
+      Supplier<List<KeyTemplate>> templates,
+      KeyResolver.TemplateMatcher templateKeys,
+      Predicate<String> hotSet,
+      DueIndex dueIndex,
+      KeyLocks locks,
+      CacheStore store,
+      InstantSource clock) {}
+
+  private ChangesWiring() {}
+
+  /** How many datasources have change feeds: each needs one listener across the replicas. */
+  private static int datasourcesWithFeeds(Parts parts) {
+    return (int)
+        parts.sources().all().stream()
+            .filter(source -> source.changes() != null && !source.isHttp())
+            .map(io.refresher.source.SourceDefinition::datasource)
+            .distinct()
+            .count();
+  }
+
+  /**
+   * Registers the change feeds with the service. They start once the server has started (a
+   * refresh needs what the managed objects start, such as the Redis epoch) and stop as soon as it
+   * begins to stop, before those.
+   */
+  public static void register(RefresherConfiguration config, Environment environment, Parts parts) {
+    AtomicReference<ChangeFeeds> feeds = new AtomicReference<>();
+    AtomicReference<ChangeCoalescer> pending = new AtomicReference<>();
+    ChangeMetrics metrics =
+        new ChangeMetrics(
+            environment.metrics(),
+            () -> feeds.get() == null ? 0 : feeds.get().listening(),
+            () -> pending.get() == null ? 0 : pending.get().pendingKeys(),
+            datasourcesWithFeeds(parts));
+    ChangesFactory settings = config.getChanges();
+    if (parts.sources().all().stream().noneMatch(source -> source.changes() != null && !source.isHttp())) {
+      return;
+    }
+    ScheduledExecutorService workers =
+        environment.lifecycle().scheduledExecutorService("change-refresh-%d").threads(settings.getThreads()).build();
+    DelayedTasks tasks =
+        (task, delay) -> {
+          try {
+            workers.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+          } catch (RejectedExecutionException e) {
+            // stopping: the change is dropped, as one sent while stopped would be
+          }
+        };
+    Duration lockLease = config.getRefresh().getLockLease().toJavaDuration();
+    ChangeCoalescer coalescer =
+        new ChangeCoalescer(
+            new ChangeRefresh(
+                parts.registrations(),
+                parts.hotSet(),
+                parts.dueIndex(),
+                parts.refresher(),
+                parts.locks(),
+                parts.store(),
+                lockLease,
+                metrics,
+                parts.clock()),
+            tasks,
+            parts.clock(),
+            settings.getCoalesceWindow().toJavaDuration(),
+            settings.getMaxPendingKeys(),
+            // a holder keeps a lock one lease at most, and a refresh that took it after that read the change
+            lockLease.multipliedBy(2),
+            metrics);
+    pending.set(coalescer);
+    ChangeHandler handler =
+        new ChangeHandler(
+            parts.sources().all(),
+            new ChangeKeys(parts.templates()),
+            new ChangeCoverage(
+                parts.templateKeys(),
+                parts.registrations(),
+                // a flood's registry queries run this many at once: at most half the pool, and 4
+                environment.lifecycle()
+                    .executorService("change-coverage-%d")
+                    .minThreads(coverageThreads(config))
+                    .maxThreads(coverageThreads(config))
+                    .build()),
+            coalescer,
+            metrics,
+            parts.clock());
+    Map<String, Set<String>> channels = handler.channelsByDatasource();
+
+    List<ChangeListener> listeners = new ArrayList<>();
+    Duration reconnectDelay = settings.getReconnectDelay().toJavaDuration();
+    channels.forEach(
+        (datasource, names) -> {
+          DatabaseFactory database = datasourceOf(config, datasource);
+          Properties properties = properties(database);
+          listeners.add(
+              new ChangeListener(
+                  datasource,
+                  names,
+                  () -> DriverManager.getConnection(database.getUrl(), properties),
+                  LeaderLock.of(config.getScheduler().getQuartzName(), datasource),
+                  reconnectDelay,
+                  notifications -> handler.onNotifications(datasource, notifications)));
+        });
+    feeds.set(
+        new ChangeFeeds(
+            listeners,
+            coalescer,
+            environment.lifecycle().executorService("change-listener-%d").minThreads(listeners.size()).maxThreads(listeners.size()).build()));
+    environment.lifecycle().addEventListener(
+        new LifeCycle.Listener() {
+          @Override
+          public void lifeCycleStarted(LifeCycle event) {
+            feeds.get().start();
+          }
+
+          @Override
+          public void lifeCycleStopping(LifeCycle event) {
+            try {
+              feeds.get().stop();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        });
+    LOG.info(
+        "refresh on change: channels {} (coalesce window {} ms, {} threads)",
+        channels,
+        settings.getCoalesceWindow().toMilliseconds(),
+        settings.getThreads());
+  }
+
+  /** How many registry queries of one batch of notifications run at once. */
+  static int coverageThreads(RefresherConfiguration config) {
+    return Math.max(1, Math.min(4, config.getDatabase().getMaxPoolSize() / 2));
+  }
+
+  private static DatabaseFactory datasourceOf(RefresherConfiguration config, String name) {
+    DatabaseFactory factory =
+        SourceFactory.DEFAULT_DATASOURCE.equals(name) ? config.getDatabase() : config.getDatasources().get(name);
+    if (factory == null) {
+      throw new IllegalStateException("change feed on unknown datasource '" + name + "'");
+    }
+    return factory;
+  }
+
+  /**
+   * The listening session's driver properties: the datasource's own, its credentials, and bounds on
+   * connecting and on every reply (a keepalive or lock query on a dead connection fails instead of
+   * blocking the listener), under an application name operators can find it by.
+   */
+  static Properties properties(DatabaseFactory datasource) {
+    Properties properties = new Properties();
+    properties.putAll(datasource.getProperties());
+    properties.setProperty("user", datasource.getUser());
+    properties.setProperty("password", datasource.getPassword());
+    properties.setProperty("ApplicationName", APPLICATION_NAME);
+    properties.setProperty("connectTimeout", Long.toString(DatabaseFactory.wholeSeconds(datasource.getConnectionTimeout())));
+    properties.setProperty("socketTimeout", Long.toString(DatabaseFactory.wholeSeconds(datasource.getSocketTimeout())));
+    properties.setProperty("tcpKeepAlive", "true");
+    // a session of its own that only listens: not read-only, so that LISTEN is allowed whatever
+    // the source pools enforce
+    properties.remove("readOnlyMode");
+    properties.remove("readOnly");
+    return properties;
+  }
+}
