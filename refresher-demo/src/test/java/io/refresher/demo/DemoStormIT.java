@@ -84,9 +84,12 @@ class DemoStormIT {
         "storm demo: most source queries in one second of the refill %d (bound %d, %s%%), before the loss %s%n",
         maxPerSecond, BOUND, database.group(3), database.group(4));
     assertThat(maxPerSecond).as("source queries in the busiest second of the refill").isLessThanOrEqualTo(BOUND + BOUND / 20);
-    // Every query was seen starting (sampled every 50 ms; a query sleeps 200 ms), none twice.
+    // Queries seen starting (pg_stat_activity sampled every 50 ms; a query sleeps 200 ms), none
+    // twice. A query runs unseen only when the sampler's thread gets no CPU for 0.2 s: a clean-clone
+    // run on a 2-core machine under other builds saw 1,998 of 2,023 (98.8%). The busiest-second
+    // count above is taken from these starts, so most must be seen for it to mean something.
     long completed = number(database.group(7));
-    assertThat(number(database.group(6))).as("queries seen starting").isBetween(completed, completed + 5);
+    assertThat(number(database.group(6))).as("queries seen starting").isBetween(completed * 97 / 100, completed + 5);
     // Each key computed about once.
     long planned = number(lost.group(2));
     assertThat(number(database.group(5)))
