@@ -91,11 +91,13 @@ class FirstStartPrewarmIT {
         coolest.add(computed);
       }
     }
-    // Hottest first is the order of the due times (rank i due at i / bound, the thirds' medians
-    // 0.55 s apart); what runs after that (claims per shard, the bound's permits, a retried attempt)
-    // is not strictly ordered: in clean-clone runs one key of the hottest third was computed 110 ms
-    // and 218 ms after the first of the coolest. Which of those delayed it is still open, so the
-    // thirds are compared whole: by their medians, and the hottest all before the last coolest.
+    // Hottest first is the order of the due times and of the claims (docs/prewarm.md, "Order and
+    // pace"), not of the computations: each refresh then waits for a permit of the rate limiter,
+    // which admits its waiters in no particular order. Measured (7 runs, the permit waits of this
+    // test's 30 keys): most wait one window (about 100 ms), one or two per run 0.55-1.16 s while
+    // keys that came later passed them; no attempt failed or was retried. So a key of the hottest
+    // third may be computed after the first of the coolest (3 of 7 runs), and the thirds are
+    // compared whole: by their medians, and the hottest all before the last coolest.
     assertThat(median(hottest)).as("the hottest third computed before the coolest third (medians; hottest %s, coolest %s)", hottest, coolest)
         .isBefore(median(coolest));
     assertThat(Collections.max(hottest)).as("every key of the hottest third computed before the last of the coolest")
