@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * {@code System.gc()} and traffic before the log is read.
  *
  * <p>Guards issue 8, finding 11 ("LEAK: ByteBuf.release() was not called" seen once after a Redis
- * restart); see docs/reliability-notes-pg-and-leak.md for what was found.
+ * restart); see docs/reliability.md ("Finding 11") for what was found.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class RedisRestartLeakIT {

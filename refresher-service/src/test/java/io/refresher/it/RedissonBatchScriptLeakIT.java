@@ -35,7 +35,7 @@ import org.redisson.connection.ConnectionListener;
  * script then first loads it, and when Redis is still unreachable the load fails and the batch is
  * dropped without releasing the script arguments it had already encoded. This test pins that
  * behaviour of Redisson 3.52.0: when an upgrade fixes it, it fails, and the workaround can go
- * (docs/reliability-notes-pg-and-leak.md).
+ * (docs/reliability.md ("Finding 11")).
  */
 class RedissonBatchScriptLeakIT {
 

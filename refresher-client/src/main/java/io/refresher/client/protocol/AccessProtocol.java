@@ -11,7 +11,7 @@ import java.util.zip.CRC32;
  * of a hash named after the current second and one of {@link #SHARDS} shards:
  *
  * <pre>
- *   HINCRBY refresher:access:{7}:1795983684 product:42 118
+ *   HINCRBY refresher:access:{9}:1795983684 product:42 118
  *   EXPIRE  refresher:access:{7}:1795983684 60
  * </pre>
  *
