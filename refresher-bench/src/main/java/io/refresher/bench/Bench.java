@@ -3,15 +3,17 @@ package io.refresher.bench;
 import io.refresher.bench.report.BenchReport;
 import io.refresher.embedded.EmbeddedPostgreSql;
 import io.refresher.embedded.EmbeddedRedis;
+import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import net.sourceforge.argparse4j.inf.ArgumentParserException;
+import net.sourceforge.argparse4j.helper.HelpScreenException;
 
 /**
  * The benchmark run: the ceiling first, then the service's phases, on one embedded Redis and
@@ -21,6 +23,8 @@ import java.util.Map;
  * java -Xmx2g -jar refresher-bench/target/refresher-bench.jar [--quick | --tiny] [--label name]
  *     [--out bench/results] [--phases ceiling,throughput,...]
  * </pre>
+ *
+ * <p>{@link BenchOptions} reads the options; {@code --help} lists them.
  */
 public final class Bench {
 
@@ -45,23 +49,29 @@ public final class Bench {
     System.exit(status);
   }
 
-  /** Runs the benchmark; returns the process status (0 when every phase ran). */
+  /**
+   * Runs the benchmark; returns the process status: 0 when every phase ran (or the help was asked
+   * for), 1 when a phase failed, 2 when the options say no run it can make (with the usage).
+   */
   static int run(String[] args) throws Exception {
-    List<String> options = Arrays.asList(args);
-    boolean tiny = options.contains("--tiny");
-    boolean quick = tiny || options.contains("--quick");
-    String label = value(options, "--label", tiny ? "tiny" : quick ? "quick" : "full");
-    Path out = Path.of(value(options, "--out", "bench/results"));
-    List<String> only = Arrays.asList(value(options, "--phases", "").split(","));
-    Path directory = out.resolve(LocalDate.now() + "-" + label);
-    BenchReport report = new BenchReport(directory, "Refresher benchmark (" + label + ")");
+    BenchOptions options;
+    try {
+      options = BenchOptions.parse(args, allPhases().stream().map(Phase::id).toList());
+    } catch (HelpScreenException help) {
+      return 0;
+    } catch (ArgumentParserException e) {
+      e.getParser().handleError(e, new PrintWriter(System.err, true));
+      return 2;
+    }
+    Path directory = options.out().resolve(LocalDate.now() + "-" + options.label());
+    BenchReport report = new BenchReport(directory, "Refresher benchmark (" + options.label() + ")");
     describeMachine(report, String.join(" ", args));
     int failed = 0;
     try (EmbeddedPostgreSql postgres = EmbeddedPostgreSql.start();
         EmbeddedRedis redis = EmbeddedRedis.start()) {
-      BenchContext context = new BenchContext(redis, postgres, quick, tiny);
+      BenchContext context = new BenchContext(redis, postgres, options.quick(), options.tiny());
       for (Phase phase : allPhases()) {
-        if (!only.equals(List.of("")) && !only.contains(phase.id())) {
+        if (!options.phases().contains(phase.id())) {
           continue;
         }
         long started = System.nanoTime();
@@ -81,11 +91,6 @@ public final class Bench {
     report.write();
     System.out.println("report: " + directory.resolve("report.md").toAbsolutePath());
     return failed == 0 ? 0 : 1;
-  }
-
-  private static String value(List<String> options, String name, String fallback) {
-    int at = options.indexOf(name);
-    return at >= 0 && at + 1 < options.size() ? options.get(at + 1) : fallback;
   }
 
   private static void describeMachine(BenchReport report, String args) {

@@ -37,7 +37,13 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import net.sourceforge.argparse4j.ArgumentParsers;
+import net.sourceforge.argparse4j.inf.ArgumentParser;
+import net.sourceforge.argparse4j.inf.ArgumentParserException;
+import net.sourceforge.argparse4j.helper.HelpScreenException;
+import net.sourceforge.argparse4j.inf.Namespace;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import javax.management.NotificationEmitter;
@@ -101,22 +107,43 @@ public final class SamplerCatchUpBench {
       String failure) {}
 
   public static void main(String[] args) throws Exception {
+    ArgumentParser parser = ArgumentParsers.newFor("sampler-catch-up").build()
+        .description("How long the sampler takes to catch up after a pause, with and without a bound on the seconds it reads at once.");
+    parser.addArgument("--keys").type(Integer.class).setDefault(100_000).help("distinct keys read per second");
+    parser.addArgument("--pause").type(Integer.class).setDefault(60).help("seconds the sampler is paused");
+    parser.addArgument("--interval-ms").type(Integer.class).setDefault(5000).help("the sampling interval");
+    parser.addArgument("--compare").type(Integer.class).choices(0, 1).setDefault(1).help("1: also run without the bound");
+    parser.addArgument("--same-keys").type(Integer.class).choices(0, 1).setDefault(1).help("1: the same keys every second");
+    parser.addArgument("--timeout-ms").type(Integer.class).setDefault(3000).help("Redis command timeout");
+    parser.addArgument("--sample-ms").type(Integer.class).setDefault(1).help("heap sampling period");
+    parser.addArgument("--per-read").type(Integer.class).help("seconds read per call (default: the service's)");
+    parser.addArgument("--per-sampling").type(Integer.class).help("seconds read per sampling (default: the service's)");
+    Namespace options;
+    try {
+      options = parser.parseArgs(args);
+    } catch (HelpScreenException help) {
+      return;
+    } catch (ArgumentParserException e) {
+      parser.handleError(e);
+      System.exit(2);
+      return;
+    }
     ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
-    int keys = BenchArgs.intArg(args, "--keys", 100_000);
-    int pause = BenchArgs.intArg(args, "--pause", 60);
-    Duration interval = Duration.ofMillis(BenchArgs.intArg(args, "--interval-ms", 5000));
-    boolean compare = BenchArgs.intArg(args, "--compare", 1) != 0;
-    boolean sameKeys = BenchArgs.intArg(args, "--same-keys", 1) != 0;
-    int timeoutMs = BenchArgs.intArg(args, "--timeout-ms", 3000);
-    int sampleMs = BenchArgs.intArg(args, "--sample-ms", 1);
+    int keys = options.getInt("keys");
+    int pause = options.getInt("pause");
+    Duration interval = Duration.ofMillis(options.getInt("interval_ms"));
+    boolean compare = options.getInt("compare") != 0;
+    boolean sameKeys = options.getInt("same_keys") != 0;
+    int timeoutMs = options.getInt("timeout_ms");
+    int sampleMs = options.getInt("sample_ms");
     AccessSettings settings =
         new AccessSettings(
             Duration.ofMinutes(1), 0.01, Duration.ofMinutes(5), keys, SETTLE, interval, 1_000_000, keys);
     HotKeyTracker.CatchUp defaults = HotKeyTracker.CatchUp.of(settings);
     HotKeyTracker.CatchUp bounded =
         new HotKeyTracker.CatchUp(
-            BenchArgs.intArg(args, "--per-read", defaults.secondsPerRead()),
-            BenchArgs.intArg(args, "--per-sampling", defaults.secondsPerSampling()));
+            Optional.ofNullable(options.getInt("per_read")).orElse(defaults.secondsPerRead()),
+            Optional.ofNullable(options.getInt("per_sampling")).orElse(defaults.secondsPerSampling()));
     int window = AccessProtocol.BUCKET_TTL_SECONDS;
 
     System.out.printf(
