@@ -63,6 +63,7 @@ public final class EmbeddedRedis implements AutoCloseable {
     try {
       var builder =
           RedisServer.newRedisServer()
+              .executableProvider(RedisBinary.provider())
               .bind("127.0.0.1")
               .port(port)
               .setting("save \"\"")
@@ -309,7 +310,11 @@ public final class EmbeddedRedis implements AutoCloseable {
   private void startProcess() {
     long started = System.nanoTime();
     try {
-      server.start();
+      RedisBinary.start(
+          () -> {
+            server.start();
+            return null;
+          });
     } catch (IOException e) {
       throw new UncheckedIOException("could not start embedded Redis on port " + port, e);
     }

@@ -18,7 +18,6 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.embedded.core.ExecutableProvider;
 
 /**
  * A primary, its replicas and three Sentinels ({@code redis-server --sentinel}), real processes
@@ -304,16 +303,16 @@ public final class EmbeddedRedisSentinelGroup implements AutoCloseable {
     try {
       Path config = directory.resolve(configName);
       Files.write(config, lines, StandardCharsets.UTF_8); // Sentinel rewrites its file: it must be writable.
-      String binary = ExecutableProvider.newJarResourceProvider().get().getAbsolutePath();
+      String binary = RedisBinary.file().getAbsolutePath();
       List<String> command = new ArrayList<>(List.of(binary, config.toString()));
       if (sentinel) {
         command.add("--sentinel");
       }
-      Process process =
+      ProcessBuilder builder =
           new ProcessBuilder(command)
               .redirectErrorStream(true)
-              .redirectOutput(directory.resolve(configName + ".log").toFile())
-              .start();
+              .redirectOutput(directory.resolve(configName + ".log").toFile());
+      Process process = RedisBinary.start(builder::start);
       LOG.debug("embedded {} :{} pid {}", sentinel ? "Sentinel" : "Redis", port, process.pid());
       return process;
     } catch (IOException e) {
