@@ -5,6 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.InstantSource;
 import io.refresher.refresh.ChangeNotification;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,12 +97,21 @@ public final class ChangeListener implements Runnable {
   private volatile Connection current;
   /** The current connection answered a query: the reconnect delay starts over after its failure. */
   private boolean healthy;
+  private final InstantSource clock;
 
   /**
    * @param channels lower-case identifiers (checked by the configuration), listened to unquoted
+   * @param clock this machine's: when the session has been quiet long enough for a keepalive
    */
   public ChangeListener(
-      String datasource, Set<String> channels, Connector connector, LeaderLock lock, Duration reconnectDelay, Sink sink) {
+      String datasource,
+      Set<String> channels,
+      Connector connector,
+      LeaderLock lock,
+      Duration reconnectDelay,
+      Sink sink,
+      InstantSource clock) {
+    this.clock = clock;
     this.datasource = datasource;
     this.channels = List.copyOf(channels);
     this.connector = connector;
@@ -204,10 +214,10 @@ public final class ChangeListener implements Runnable {
     listening.set(true);
     LOG.info("listening for changes on channels {} of datasource '{}' as the leader (advisory lock {})", channels, datasource, lock);
     PGConnection pg = connection.unwrap(PGConnection.class);
-    long lastHeardMillis = System.currentTimeMillis();
+    long lastHeardMillis = clock.millis();
     while (running) {
       PGNotification[] notifications = pg.getNotifications(WAIT_MILLIS);
-      long now = System.currentTimeMillis();
+      long now = clock.millis();
       if (notifications != null && notifications.length > 0) {
         lastHeardMillis = now;
         deliver(notifications);

@@ -3,6 +3,8 @@ package io.refresher.config;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.dropwizard.core.setup.Environment;
+import io.dropwizard.lifecycle.AutoCloseableManager;
 import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MinDuration;
 import jakarta.validation.constraints.DecimalMax;
@@ -191,6 +193,20 @@ public class DatabaseFactory {
   public io.refresher.refresh.LoadBound loadBound(String datasource) {
     return new io.refresher.refresh.LoadBound(
         datasource, maxQueriesPerSecond, maxConcurrent, maxWait.toJavaDuration());
+  }
+
+  /**
+   * Builds a pool the service's lifecycle closes at stop, with its gauges on {@code /metrics}
+   * ({@code <pool>.pool.ActiveConnections}, {@code TotalConnections}, {@code PendingConnections}...,
+   * where borrowed connections that never come back show).
+   *
+   * @param schema looked up first for unqualified names (the service's own tables); null: none
+   */
+  public HikariDataSource build(Environment environment, String poolName, boolean readOnly, int poolSize, String schema) {
+    HikariDataSource pool = build(poolName, readOnly, poolSize, schema);
+    pool.setMetricRegistry(environment.metrics());
+    environment.lifecycle().manage(new AutoCloseableManager(pool));
+    return pool;
   }
 
   /**

@@ -1,6 +1,13 @@
 package io.refresher.config;
 
+import com.codahale.metrics.Gauge;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.core.setup.Environment;
+import io.dropwizard.lifecycle.AutoCloseableManager;
+import io.refresher.health.RedisHealthCheck;
+import io.refresher.redis.RedisEvictionPolicy;
+import io.refresher.redis.RedisReachability;
+import java.time.InstantSource;
 import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MinDuration;
 import io.dropwizard.validation.ValidationMethod;
@@ -28,6 +35,9 @@ import org.redisson.config.ReadMode;
 import org.redisson.config.SentinelServersConfig;
 import org.redisson.config.SingleServerConfig;
 import org.redisson.config.SslVerificationMode;
+import org.redisson.connection.ConnectionListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Redis that holds the cache. The URL has the form {@code redis://[user:password@]host:port[/db]}
@@ -53,6 +63,8 @@ import org.redisson.config.SslVerificationMode;
  * by an address their certificate does not hold. Verification cannot be turned off.
  */
 public class RedisFactory {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RedisFactory.class);
 
   /** Standalone server, Redis Cluster, or a primary with replicas behind Sentinel. */
   public enum Mode {
@@ -442,6 +454,28 @@ public class RedisFactory {
 
   public RedissonClient build() {
     return build(null);
+  }
+
+  /**
+   * Builds the service's client: shut down by the lifecycle at stop, its {@code redis} health check
+   * registered, and its {@code maxmemory-policy} read now and then every minute, logged, shown in
+   * that check's details and as {@code refresher.redis.eviction-policy-safe}.
+   *
+   * @param connections told of every (re)connection and disconnection
+   * @param reachability what the health check reports while the epoch guard finds Redis away
+   * @param clock this machine's: when the eviction policy is read again
+   */
+  public RedissonClient build(
+      Environment environment, ConnectionListener connections, RedisReachability reachability, InstantSource clock) {
+    RedissonClient redisson = build(connections);
+    environment.lifecycle().manage(new AutoCloseableManager(redisson::shutdown));
+    LOG.info("Redis at {}", redactedUrl());
+    RedisEvictionPolicy evictionPolicy = RedisEvictionPolicy.of(redisson, mode == Mode.CLUSTER, clock);
+    evictionPolicy.check(); // logged now, WARN for a policy that may evict the service's keys; never throws
+    environment.healthChecks().register("redis", new RedisHealthCheck(redisson, redactedUrl(), evictionPolicy, reachability));
+    environment.metrics().register(
+        "refresher.redis.eviction-policy-safe", (Gauge<Integer>) () -> evictionPolicy.safety().gauge());
+    return redisson;
   }
 
   /**

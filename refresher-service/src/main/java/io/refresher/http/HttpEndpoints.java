@@ -1,8 +1,10 @@
 package io.refresher.http;
 
 import com.codahale.metrics.MetricRegistry;
+import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.Optional;
 
 /**
@@ -14,17 +16,27 @@ public final class HttpEndpoints implements AutoCloseable {
 
   private final Map<String, EndpointClient> clients;
   private final RequestDeadlines deadlines;
+  private final InstantSource clock;
 
-  private HttpEndpoints(Map<String, EndpointClient> clients, RequestDeadlines deadlines) {
+  private HttpEndpoints(Map<String, EndpointClient> clients, RequestDeadlines deadlines, InstantSource clock) {
     this.clients = clients;
     this.deadlines = deadlines;
+    this.clock = clock;
   }
 
   /**
    * @param metrics where each endpoint's metrics go, under {@code refresher.http.<endpoint>.}
+   * @param deadlineTimer ends each request at its source's timeout (cancelled timers must leave
+   *     its queue); shut down by {@link #close()}
+   * @param clock this machine's: what a {@code Retry-After} date is read against when the response
+   *     has no {@code Date}
    * @throws IllegalStateException when an endpoint's CA file cannot be read (naming it)
    */
-  public static HttpEndpoints create(Map<String, HttpEndpointSettings> endpoints, MetricRegistry metrics) {
+  public static HttpEndpoints create(
+      Map<String, HttpEndpointSettings> endpoints,
+      MetricRegistry metrics,
+      ScheduledThreadPoolExecutor deadlineTimer,
+      InstantSource clock) {
     Map<String, EndpointClient> clients = new LinkedHashMap<>();
     try {
       for (HttpEndpointSettings settings : endpoints.values()) {
@@ -32,9 +44,10 @@ public final class HttpEndpoints implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       clients.values().forEach(EndpointClient::close);
+      deadlineTimer.shutdownNow();
       throw e;
     }
-    return new HttpEndpoints(clients, new RequestDeadlines());
+    return new HttpEndpoints(clients, new RequestDeadlines(deadlineTimer), clock);
   }
 
   /** The client of the named endpoint; empty when no endpoint has that name. */
@@ -44,6 +57,10 @@ public final class HttpEndpoints implements AutoCloseable {
 
   RequestDeadlines deadlines() {
     return deadlines;
+  }
+
+  InstantSource clock() {
+    return clock;
   }
 
   @Override

@@ -8,6 +8,7 @@ import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
@@ -53,6 +54,7 @@ final class HttpExchange {
   private final Set<Integer> accepted;
   private final ResponseValue value;
   private final long maxValueBytes;
+  private final InstantSource clock;
 
   HttpExchange(
       EndpointClient endpoint,
@@ -60,7 +62,9 @@ final class HttpExchange {
       Duration timeout,
       Set<Integer> accepted,
       ResponseValue value,
-      long maxValueBytes) {
+      long maxValueBytes,
+      InstantSource clock) {
+    this.clock = clock;
     this.endpoint = endpoint;
     this.deadlines = deadlines;
     this.timeout = timeout;
@@ -143,7 +147,7 @@ final class HttpExchange {
       return new Loaded.Unchanged();
     }
     if (!accepted.contains(status)) {
-      throw statusFailure(response, entity, deadline, label, handled);
+      throw statusFailure(response, entity, deadline, label, handled, clock);
     }
     if (entity == null) {
       handled.complete = true;
@@ -186,12 +190,17 @@ final class HttpExchange {
    * the start of its body is the detail, for the log only.
    */
   private static SourceException statusFailure(
-      ClassicHttpResponse response, HttpEntity entity, RequestDeadlines.Deadline deadline, String label, Handled handled)
+      ClassicHttpResponse response,
+      HttpEntity entity,
+      RequestDeadlines.Deadline deadline,
+      String label,
+      Handled handled,
+      InstantSource clock)
       throws IOException {
     int status = response.getCode();
     Duration retryAfter = null;
     if (status == HttpStatus.SC_TOO_MANY_REQUESTS || status == HttpStatus.SC_SERVICE_UNAVAILABLE) {
-      retryAfter = RetryAfter.parse(header(response, HttpHeaders.RETRY_AFTER), header(response, HttpHeaders.DATE), Instant.now());
+      retryAfter = RetryAfter.parse(header(response, HttpHeaders.RETRY_AFTER), header(response, HttpHeaders.DATE), clock.instant());
     }
     String snippet = "";
     if (entity == null) {

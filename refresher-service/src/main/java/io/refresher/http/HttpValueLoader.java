@@ -76,7 +76,8 @@ public final class HttpValueLoader implements ValueLoader {
               source.timeout(),
               source.http().acceptStatus(),
               new ResponseValue(json, source.http().pointer()),
-              maxValueBytes);
+              maxValueBytes,
+              endpoints.clock());
       prepared.put(source.name(), new Prepared(source, template, exchange));
     }
   }

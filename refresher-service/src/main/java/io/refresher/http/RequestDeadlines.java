@@ -18,16 +18,9 @@ final class RequestDeadlines implements AutoCloseable {
 
   private final ScheduledThreadPoolExecutor timer;
 
-  RequestDeadlines() {
-    timer =
-        new ScheduledThreadPoolExecutor(
-            1,
-            runnable -> {
-              Thread thread = new Thread(runnable, "refresher-http-deadlines");
-              thread.setDaemon(true);
-              return thread;
-            });
-    timer.setRemoveOnCancelPolicy(true);
+  /** @param timer a scheduler whose cancelled tasks leave its queue; shut down with these deadlines */
+  RequestDeadlines(ScheduledThreadPoolExecutor timer) {
+    this.timer = timer;
   }
 
   /** Starts the clock of one request: at {@code timeout} from now it is cancelled, unless closed first. */

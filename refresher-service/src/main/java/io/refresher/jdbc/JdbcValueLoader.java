@@ -21,6 +21,8 @@ import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.statement.ColonPrefixSqlParser;
@@ -68,14 +70,24 @@ public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
   private final JsonRowMapper rowMapper;
   private final ObjectMapper json;
   private final long maxValueBytes;
-  private final QueryDeadlines deadlines = new QueryDeadlines();
+  private final QueryDeadlines deadlines;
 
   /**
    * @param maxValueBytes the largest value a refresh may write ({@code refresh.maxValueSize}): the
    *     read of a {@code rows} result stops past it
+   * @param deadlineTimer ends each query at its source's timeout (one thread; cancelled timers
+   *     leave its queue); shut down by {@link #close()}
+   * @param cancelSenders send the cancel requests, which may block on a frozen server; shut down by
+   *     {@link #close()}
    */
   public JdbcValueLoader(
-      SourceCatalog catalog, Map<String, DataSource> datasources, ObjectMapper json, long maxValueBytes) {
+      SourceCatalog catalog,
+      Map<String, DataSource> datasources,
+      ObjectMapper json,
+      long maxValueBytes,
+      ScheduledThreadPoolExecutor deadlineTimer,
+      ExecutorService cancelSenders) {
+    this.deadlines = new QueryDeadlines(deadlineTimer, cancelSenders);
     this.catalog = catalog;
     this.datasources = Map.copyOf(datasources);
     this.json = json;

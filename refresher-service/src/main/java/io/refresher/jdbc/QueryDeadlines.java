@@ -5,7 +5,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -49,23 +48,14 @@ final class QueryDeadlines implements AutoCloseable {
   private final ScheduledThreadPoolExecutor timer;
   private final ExecutorService senders;
 
-  QueryDeadlines() {
-    timer =
-        new ScheduledThreadPoolExecutor(
-            1,
-            runnable -> {
-              Thread thread = new Thread(runnable, "refresher-jdbc-deadlines");
-              thread.setDaemon(true);
-              return thread;
-            });
-    timer.setRemoveOnCancelPolicy(true);
-    senders =
-        Executors.newCachedThreadPool(
-            runnable -> {
-              Thread thread = new Thread(runnable, "refresher-jdbc-cancel");
-              thread.setDaemon(true);
-              return thread;
-            });
+  /**
+   * @param timer a scheduler whose cancelled tasks leave its queue (the wiring's {@code
+   *     Threads.scheduler}); shut down with these deadlines
+   * @param senders threads made as cancels need them; shut down with these deadlines
+   */
+  QueryDeadlines(ScheduledThreadPoolExecutor timer, ExecutorService senders) {
+    this.timer = timer;
+    this.senders = senders;
   }
 
   /**

@@ -7,7 +7,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -43,10 +42,18 @@ public final class DatabaseProbe {
   private final DatabaseAvailability availability;
   private final Duration interval;
   private final InstantSource clock;
+  private final ScheduledExecutorService probes;
   private ScheduledExecutorService thread;
   private Connection connection;
 
-  public DatabaseProbe(ConnectionOpener opener, DatabaseAvailability availability, Duration interval, InstantSource clock) {
+  /** @param thread the one thread the probes run on; shut down by {@link #stop()} */
+  public DatabaseProbe(
+      ConnectionOpener opener,
+      DatabaseAvailability availability,
+      Duration interval,
+      InstantSource clock,
+      ScheduledExecutorService thread) {
+    this.probes = thread;
     this.opener = opener;
     this.availability = availability;
     this.interval = interval;
@@ -57,11 +64,7 @@ public final class DatabaseProbe {
     if (thread != null) {
       return;
     }
-    thread = Executors.newSingleThreadScheduledExecutor(runnable -> {
-      Thread probe = new Thread(runnable, "postgres-probe");
-      probe.setDaemon(true);
-      return probe;
-    });
+    thread = probes;
     thread.scheduleWithFixedDelay(this::probeSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 

@@ -2,6 +2,9 @@ package io.refresher.redis;
 
 import io.refresher.failure.CacheUnavailableException;
 import java.time.Duration;
+import java.time.InstantSource;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -179,7 +182,12 @@ final class DueShardLayout {
   private final AtomicLong lastAttemptMillis = new AtomicLong();
   private volatile boolean startPending;
 
-  DueShardLayout(RedissonClient redisson, RedisDueIndex index, int configured) {
+  private final Executor background;
+  private final InstantSource clock;
+
+  DueShardLayout(RedissonClient redisson, RedisDueIndex index, int configured, Executor background, InstantSource clock) {
+    this.background = background;
+    this.clock = clock;
     this.redisson = redisson;
     this.index = index;
     this.configured = configured;
@@ -241,7 +249,7 @@ final class DueShardLayout {
   }
 
   private void startInBackground(int target, Reason reason) {
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     long last = lastAttemptMillis.get();
     if (now - last < ATTEMPT_EVERY_MILLIS || !lastAttemptMillis.compareAndSet(last, now)) {
       return;
@@ -249,22 +257,23 @@ final class DueShardLayout {
     if (!moving.compareAndSet(false, true)) {
       return;
     }
-    Thread thread =
-        new Thread(
-            () -> {
-              try {
-                if (moveTo(target, reason, Duration.ZERO) >= 0 && reason == Reason.START) {
-                  startPending = false;
-                }
-              } catch (RuntimeException e) {
-                LOG.warn("due index: move of entries to {} shards failed ({}); tried again at a later claim", target, e.getMessage());
-              } finally {
-                moving.set(false);
-              }
-            },
-            "due-index-shards");
-    thread.setDaemon(true);
-    thread.start();
+    Runnable move =
+        () -> {
+          try {
+            if (moveTo(target, reason, Duration.ZERO) >= 0 && reason == Reason.START) {
+              startPending = false;
+            }
+          } catch (RuntimeException e) {
+            LOG.warn("due index: move of entries to {} shards failed ({}); tried again at a later claim", target, e.getMessage());
+          } finally {
+            moving.set(false);
+          }
+        };
+    try {
+      background.execute(move);
+    } catch (RejectedExecutionException e) {
+      moving.set(false); // stopping: the next replica's claim moves them
+    }
   }
 
   /**
@@ -301,7 +310,7 @@ final class DueShardLayout {
         Integer resumed = parse(pending);
         target = resumed == null ? index.shards() : resumed;
       }
-      long started = System.currentTimeMillis();
+      long started = clock.millis();
       record(target);
       index.follow(target);
       Sweep sweep = sweep(target, token);
@@ -314,7 +323,7 @@ final class DueShardLayout {
           recorded == null ? "none recorded" : recorded,
           sweep.moved(),
           sweep.checked(),
-          System.currentTimeMillis() - started,
+          clock.millis() - started,
           sweep.left() == 0 ? "" : "; " + sweep.left() + " kept changing and stay to be moved by the next replica that checks");
       return sweep.moved();
     } catch (RedisException e) {

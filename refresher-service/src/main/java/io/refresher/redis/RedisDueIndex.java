@@ -10,6 +10,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.time.InstantSource;
 import java.util.OptionalLong;
 import org.redisson.api.BatchResult;
 import org.redisson.api.RBatch;
@@ -166,16 +169,26 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
   /** The shard count in use: the configured one until Redis records another. */
   private volatile int shards;
 
+  /**
+   * For tests and tools: Redis assumed reachable, this machine's clock, and a move of entries to
+   * another shard count, when a claim finds one pending, on the common pool.
+   */
   public RedisDueIndex(RedissonClient redisson, int shards) {
-    this(redisson, shards, RedisReachability.assumed());
+    this(redisson, shards, RedisReachability.assumed(), ForkJoinPool.commonPool(), InstantSource.system());
   }
 
-  /** @param reachability while Redis is known to be unreachable, calls fail at once */
-  public RedisDueIndex(RedissonClient redisson, int shards, RedisReachability reachability) {
+  /**
+   * @param reachability while Redis is known to be unreachable, calls fail at once
+   * @param background runs a move of entries to another shard count that a claim found pending
+   *     (rare, and long: every entry is read once)
+   * @param clock this machine's: how often such a move is tried
+   */
+  public RedisDueIndex(
+      RedissonClient redisson, int shards, RedisReachability reachability, Executor background, InstantSource clock) {
     this.reachability = reachability;
     this.redisson = redisson;
     this.shards = shards;
-    this.layout = new DueShardLayout(redisson, this, shards);
+    this.layout = new DueShardLayout(redisson, this, shards, background, clock);
   }
 
   /** The shard count this index reads and writes with now. */

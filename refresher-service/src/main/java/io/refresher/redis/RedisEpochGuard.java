@@ -4,7 +4,7 @@ import io.refresher.refresh.EpochSource;
 import io.refresher.refresh.EpochStore;
 import io.refresher.failure.RegistryUnavailableException;
 import java.time.Duration;
-import java.util.concurrent.Executors;
+import java.time.InstantSource;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,8 +55,8 @@ public final class RedisEpochGuard implements EpochSource {
     void onDataLoss(long epoch);
   }
 
-  private final DataLossListener onDataLoss;
-  private final Runnable onReachableAgain;
+  private volatile DataLossListener onDataLoss = epoch -> {};
+  private volatile Runnable onReachableAgain = () -> {};
   private final RedisReachability reachability;
   private final long probeTimeoutMillis;
   private volatile boolean unreachable;
@@ -71,68 +71,62 @@ public final class RedisEpochGuard implements EpochSource {
   private final RedisTopology topology;
   /** The primary as last seen; null before the first look. */
   private volatile SeenPrimary primary;
+  private final ScheduledExecutorService checks;
+  private final InstantSource clock;
   private volatile ScheduledExecutorService thread;
   private final java.util.concurrent.atomic.AtomicBoolean checkQueued = new java.util.concurrent.atomic.AtomicBoolean();
 
   /**
    * @param markers the marker keys ({@link EpochMarkers}): one on a single server, one per slot
    *     range on a cluster
-   * @param onDataLoss runs after a data loss is detected, on the replica that set the new epoch
-   *     only; must return quickly (hand the work to an executor)
-   * @param onReachableAgain runs when Redis answers again after an outage, with its data
-   */
-  public RedisEpochGuard(
-      RedissonClient redisson,
-      List<String> markers,
-      EpochStore store,
-      DataLossListener onDataLoss,
-      Runnable onReachableAgain,
-      Duration interval) {
-    this(redisson, markers, store, onDataLoss, onReachableAgain, interval, RedisReachability.assumed(), Duration.ofSeconds(3));
-  }
-
-  /**
    * @param reachability marked unreachable when a check fails on Redis, reachable when one
    *     succeeds
    * @param probeTimeout how long a check waits for Redis: a Redis that does not answer a marker
    *     read within it counts as unreachable (the adapters then fail fast until the next
    *     successful check, 100 ms later)
-   */
-  public RedisEpochGuard(
-      RedissonClient redisson,
-      List<String> markers,
-      EpochStore store,
-      DataLossListener onDataLoss,
-      Runnable onReachableAgain,
-      Duration interval,
-      RedisReachability reachability,
-      Duration probeTimeout) {
-    this(redisson, markers, store, onDataLoss, onReachableAgain, interval, reachability, probeTimeout, RedisTopology.untracked());
-  }
-
-  /**
    * @param topology tells which server is the primary: a change (a failover behind Sentinel)
    *     advances the epoch without a refill, see {@link #checkPrimary(long)}
+   * @param thread the one thread the checks run on; shut down by {@link #stop()}
+   * @param clock this machine's: when the next periodic check is due
    */
   public RedisEpochGuard(
       RedissonClient redisson,
       List<String> markers,
       EpochStore store,
-      DataLossListener onDataLoss,
-      Runnable onReachableAgain,
       Duration interval,
       RedisReachability reachability,
       Duration probeTimeout,
-      RedisTopology topology) {
+      RedisTopology topology,
+      ScheduledExecutorService thread,
+      InstantSource clock) {
     this.topology = topology;
     this.reachability = reachability;
     this.probeTimeoutMillis = probeTimeout.toMillis();
     this.redisson = redisson;
     this.markers = List.copyOf(markers);
     this.store = store;
-    this.onDataLoss = onDataLoss;
-    this.onReachableAgain = onReachableAgain;
     this.interval = interval;
+    this.checks = thread;
+    this.clock = clock;
+  }
+
+  /**
+   * What a data loss means for the service (the refill), set before {@link #start()}: runs after a
+   * data loss is detected, on the replica that set the new epoch only; must return quickly (hand
+   * the work to an executor). Set after construction because the refill itself reads this guard's
+   * epoch.
+   */
+  public void onDataLoss(DataLossListener listener) {
+    this.onDataLoss = listener;
+  }
+
+  /**
+   * Runs when Redis answers again after an outage, with its data (set before {@link #start()}):
+   * the registrations made meanwhile get their due entries. Set after construction because the
+   * refresh path that does it takes this guard as its epoch source.
+   */
+  public void onReachableAgain(Runnable action) {
+    this.onReachableAgain = action;
   }
 
   @Override
@@ -157,13 +151,7 @@ public final class RedisEpochGuard implements EpochSource {
 
   public synchronized void start() {
     check();
-    thread =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread t = new Thread(runnable, "redis-epoch-guard");
-              t.setDaemon(true);
-              return t;
-            });
+    thread = checks;
     long tick = Math.min(interval.toMillis(), UNREACHABLE_CHECK_MILLIS);
     thread.scheduleWithFixedDelay(this::tick, tick, tick, TimeUnit.MILLISECONDS);
   }
@@ -196,14 +184,14 @@ public final class RedisEpochGuard implements EpochSource {
   }
 
   private void tick() {
-    if (unreachable || System.currentTimeMillis() - lastCheckMillis >= interval.toMillis()) {
+    if (unreachable || clock.millis() - lastCheckMillis >= interval.toMillis()) {
       check();
     }
   }
 
   /** One check; public so tests and the restart path can force it. */
   public void check() {
-    lastCheckMillis = System.currentTimeMillis();
+    lastCheckMillis = clock.millis();
     try {
       List<String> values = readMarkers();
       boolean wasUnreachable = unreachable;

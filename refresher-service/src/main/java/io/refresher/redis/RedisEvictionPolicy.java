@@ -2,6 +2,7 @@ package io.refresher.redis;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -58,12 +59,19 @@ public final class RedisEvictionPolicy {
   private volatile List<String> lastPolicies;
   private volatile long readAtMillis = Long.MIN_VALUE;
 
-  RedisEvictionPolicy(Supplier<List<String>> policies) {
+  private final InstantSource clock;
+
+  RedisEvictionPolicy(Supplier<List<String>> policies, InstantSource clock) {
     this.policies = policies;
+    this.clock = clock;
   }
 
-  /** Reads the policy of the single Redis or of every cluster master. */
-  public static RedisEvictionPolicy of(RedissonClient redisson, boolean cluster) {
+  /**
+   * Reads the policy of the single Redis or of every cluster master.
+   *
+   * @param clock says when the last reading is a minute old
+   */
+  public static RedisEvictionPolicy of(RedissonClient redisson, boolean cluster, InstantSource clock) {
     return new RedisEvictionPolicy(
         () -> {
           Collection<? extends RedisNode> masters =
@@ -75,7 +83,8 @@ public final class RedisEvictionPolicy {
             read.add(policyOf(master));
           }
           return read;
-        });
+        },
+        clock);
   }
 
   /** The meaning of one policy name. */
@@ -125,7 +134,7 @@ public final class RedisEvictionPolicy {
   }
 
   private void refreshIfOld() {
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     if (readAtMillis != Long.MIN_VALUE && now - readAtMillis < REFRESH_MILLIS) {
       return;
     }

@@ -3,6 +3,7 @@ package io.refresher.redis;
 import io.refresher.client.protocol.CacheKeys;
 import io.refresher.refresh.KeyLocks;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -153,6 +154,8 @@ public final class RedisKeyLocks implements KeyLocks {
 
   private volatile long lastReleaseMillis;
 
+  private final InstantSource clock;
+
   private final AtomicLong releasedSuspects = new AtomicLong();
 
   /**
@@ -164,15 +167,18 @@ public final class RedisKeyLocks implements KeyLocks {
     return "redisson_lock_token:" + CacheKeys.lockName(key);
   }
 
+  /** For tests and tools: a single server assumed reachable, on this machine's clock. */
   public RedisKeyLocks(RedissonClient redisson) {
-    this(redisson, RedisReachability.assumed(), false);
+    this(redisson, RedisReachability.assumed(), false, InstantSource.system());
   }
 
   /**
    * @param reachability while Redis is known to be unreachable, calls fail at once
    * @param cluster whether Redis is a cluster (locks of different slots go as separate calls)
+   * @param clock this machine's: when a suspect's lease has run out, how often releases are sent
    */
-  public RedisKeyLocks(RedissonClient redisson, RedisReachability reachability, boolean cluster) {
+  public RedisKeyLocks(RedissonClient redisson, RedisReachability reachability, boolean cluster, InstantSource clock) {
+    this.clock = clock;
     this.redisson = redisson;
     this.reachability = reachability;
     Duration maxWait = Duration.ofSeconds(30);
@@ -229,7 +235,7 @@ public final class RedisKeyLocks implements KeyLocks {
     if (abandoned.isEmpty()) {
       return;
     }
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     if (now - lastReleaseMillis < RELEASE_EVERY_MILLIS) {
       return;
     }
@@ -276,7 +282,7 @@ public final class RedisKeyLocks implements KeyLocks {
 
   /** The owner may hold the lock for up to {@code leaseMillis} from now; nobody uses it. */
   private void suspect(String lockName, String owner, long leaseMillis) {
-    abandoned.put(lockName, new Abandoned(owner, System.currentTimeMillis() + leaseMillis));
+    abandoned.put(lockName, new Abandoned(owner, clock.millis() + leaseMillis));
   }
 
   /** Lock script calls sent so far (acquisitions and releases; a batch counts once). */

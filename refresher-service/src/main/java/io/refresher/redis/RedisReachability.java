@@ -1,6 +1,7 @@
 package io.refresher.redis;
 
 import io.refresher.failure.CacheUnavailableException;
+import java.time.InstantSource;
 
 /**
  * Whether Redis is known to be unreachable, as the epoch guard last found it (it probes every
@@ -14,16 +15,22 @@ import io.refresher.failure.CacheUnavailableException;
  */
 public final class RedisReachability {
 
+  private final InstantSource clock;
   private volatile long unreachableSinceMillis;
+
+  /** @param clock says how long Redis has been away, in the failures' messages */
+  public RedisReachability(InstantSource clock) {
+    this.clock = clock;
+  }
 
   /** A Redis that is never marked unreachable: the adapters always send (tests, tools). */
   public static RedisReachability assumed() {
-    return new RedisReachability();
+    return new RedisReachability(InstantSource.system());
   }
 
   void markUnreachable() {
     if (unreachableSinceMillis == 0) {
-      unreachableSinceMillis = System.currentTimeMillis();
+      unreachableSinceMillis = clock.millis();
     }
   }
 
@@ -44,7 +51,7 @@ public final class RedisReachability {
     long since = unreachableSinceMillis;
     if (since != 0) {
       throw new CacheUnavailableException(
-          what + " not sent: Redis unavailable for " + (System.currentTimeMillis() - since) + " ms", null);
+          what + " not sent: Redis unavailable for " + (clock.millis() - since) + " ms", null);
     }
   }
 }

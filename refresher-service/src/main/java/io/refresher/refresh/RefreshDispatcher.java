@@ -12,13 +12,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.Function;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -78,6 +78,8 @@ public final class RefreshDispatcher {
   /** A claim whose reply was lost, and the keys already taken from it (each is taken once). */
   private record LostClaim(double leaseScore, long leaseUntilMillis, Set<String> adopted) {}
 
+  /** Names to thread factories: where this dispatcher's threads come from (the wiring's). */
+  private final Function<String, ThreadFactory> threads;
   private ScheduledExecutorService dispatcherThread;
   private ScheduledThreadPoolExecutor workers;
 
@@ -90,7 +92,9 @@ public final class RefreshDispatcher {
       DispatchSettings settings,
       RefreshListener listener,
       LagTracker lag,
-      InstantSource clock) {
+      InstantSource clock,
+      Function<String, ThreadFactory> threads) {
+    this.threads = threads;
     this.index = index;
     this.leases = leases;
     this.registrations = registrations;
@@ -106,10 +110,13 @@ public final class RefreshDispatcher {
     if (dispatcherThread != null) {
       return;
     }
-    workers = new ScheduledThreadPoolExecutor(settings.workers(), named("refresh-worker-"));
+    // The dispatcher makes its pools itself, at each start, because it must order their stop:
+    // first no more claims, then the waiting keys given back to the index, then the running
+    // refreshes finished within the grace (a lifecycle executor would stop them all at once).
+    workers = new ScheduledThreadPoolExecutor(settings.workers(), threads.apply("refresh-worker-"));
     workers.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     workers.setRemoveOnCancelPolicy(true);
-    dispatcherThread = Executors.newSingleThreadScheduledExecutor(named("refresh-dispatcher-"));
+    dispatcherThread = new ScheduledThreadPoolExecutor(1, threads.apply("refresh-dispatcher-"));
     dispatcherThread.scheduleWithFixedDelay(
         this::tick, 0, settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
     LOG.info(
@@ -448,15 +455,6 @@ public final class RefreshDispatcher {
       }
     }
     return back.size();
-  }
-
-  private static ThreadFactory named(String prefix) {
-    AtomicInteger sequence = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, prefix + sequence.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 
   /** After a lock's lease ends, before the key is due again: Redis expires keys within a millisecond. */

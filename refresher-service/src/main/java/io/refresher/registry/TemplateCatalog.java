@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * literal prefix. {@link #reload()} replaces the snapshot from the repository: after every change
  * made through this replica, and periodically for changes made through others.
  */
-public final class TemplateCatalog {
+public final class TemplateCatalog implements KeyResolver.TemplateMatcher {
 
   private static final Logger LOG = LoggerFactory.getLogger(TemplateCatalog.class);
 
@@ -54,6 +54,7 @@ public final class TemplateCatalog {
    *
    * @throws RegistryUnavailableException when the store cannot be read; the previous snapshot stays
    */
+  @Override
   public synchronized void reload() {
     List<KeyTemplate> templates = new ArrayList<>(repository.all());
     templates.sort(PRECEDENCE);
@@ -72,6 +73,7 @@ public final class TemplateCatalog {
   }
 
   /** The registrations of those of {@code keys} that derive from a template, by key; one snapshot for the batch. */
+  @Override
   public Map<String, Registration> resolveAll(Collection<String> keys) {
     Snapshot current = snapshot;
     Map<String, Registration> resolved = new HashMap<>();

@@ -1,6 +1,6 @@
 package io.refresher.scheduling;
 
-import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Date;
 import java.time.Duration;
 import java.util.Map;
@@ -45,9 +45,13 @@ public final class QuartzManager {
 
   private final Scheduler scheduler;
   private final Map<Class<? extends Job>, Job> jobs;
+  private final InstantSource clock;
 
-  public QuartzManager(String schedulerName, DataSource dataSource, int threads, Map<Class<? extends Job>, Job> jobs)
+  /** @param clock this machine's: a job's first run is {@code firstDelay} from its now */
+  public QuartzManager(
+      String schedulerName, DataSource dataSource, int threads, Map<Class<? extends Job>, Job> jobs, InstantSource clock)
       throws SchedulerException {
+    this.clock = clock;
     this.jobs = Map.copyOf(jobs);
     // Quartz looks data sources up by name in a JVM-wide registry; a unique name per instance keeps
     // several services in one JVM (tests) from sharing one pool.
@@ -85,7 +89,7 @@ public final class QuartzManager {
         TriggerBuilder.newTrigger()
             .withIdentity(name, GROUP)
             .forJob(job)
-            .startAt(Date.from(Instant.now().plus(firstDelay)))
+            .startAt(Date.from(clock.instant().plus(firstDelay)))
             .withSchedule(
                 SimpleScheduleBuilder.simpleSchedule()
                     .withIntervalInMilliseconds(interval.toMillis())

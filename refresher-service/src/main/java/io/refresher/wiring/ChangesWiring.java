@@ -1,46 +1,29 @@
 package io.refresher.wiring;
 
-import io.refresher.config.ChangesFactory;
-
-import io.refresher.config.SourceFactory;
-
-import io.refresher.config.DatabaseFactory;
-
-import io.refresher.config.RefresherConfiguration;
-
 import io.dropwizard.core.setup.Environment;
+import io.refresher.config.ChangesFactory;
+import io.refresher.config.RefresherConfiguration;
 import io.refresher.changes.ChangeFeeds;
 import io.refresher.changes.ChangeListener;
 import io.refresher.changes.ChangeMetrics;
 import io.refresher.changes.LeaderLock;
-import io.refresher.refresh.CacheStore;
 import io.refresher.refresh.ChangeCoalescer;
 import io.refresher.refresh.ChangeCoverage;
 import io.refresher.refresh.ChangeHandler;
 import io.refresher.refresh.ChangeKeys;
 import io.refresher.refresh.ChangeRefresh;
 import io.refresher.refresh.DelayedTasks;
-import io.refresher.refresh.DueIndex;
-import io.refresher.refresh.KeyLocks;
-import io.refresher.refresh.Refresher;
-import io.refresher.registry.KeyResolver;
-import io.refresher.registry.KeyTemplate;
-import io.refresher.registry.RegistrationLookup;
 import io.refresher.source.SourceCatalog;
-import java.sql.DriverManager;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.eclipse.jetty.util.component.LifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,32 +35,16 @@ import org.slf4j.LoggerFactory;
  * lifecycle executors), and the {@code refresher.changes.*} metrics. Nothing is started, and no
  * connection opened, when no source has a feed. See {@code docs/sources.md}.
  */
-public final class ChangesWiring {
+final class ChangesWiring {
 
   private static final Logger LOG = LoggerFactory.getLogger(ChangesWiring.class);
-
-  /** Shown in {@code pg_stat_activity.application_name} for every listening (and standby) session. */
-  public static final String APPLICATION_NAME = "refresher-changes";
-
-  /** What the change path uses of the rest of the service. */
-  public record Parts(
-      SourceCatalog sources,
-      Refresher refresher,
-      RegistrationLookup registrations,
-      Supplier<List<KeyTemplate>> templates,
-      KeyResolver.TemplateMatcher templateKeys,
-      Predicate<String> hotSet,
-      DueIndex dueIndex,
-      KeyLocks locks,
-      CacheStore store,
-      InstantSource clock) {}
 
   private ChangesWiring() {}
 
   /** How many datasources have change feeds: each needs one listener across the replicas. */
-  private static int datasourcesWithFeeds(Parts parts) {
+  private static int datasourcesWithFeeds(SourceCatalog sources) {
     return (int)
-        parts.sources().all().stream()
+        sources.all().stream()
             .filter(source -> source.changes() != null && !source.isHttp())
             .map(io.refresher.source.SourceDefinition::datasource)
             .distinct()
@@ -89,7 +56,16 @@ public final class ChangesWiring {
    * refresh needs what the managed objects start, such as the Redis epoch) and stop as soon as it
    * begins to stop, before those.
    */
-  public static void register(RefresherConfiguration config, Environment environment, Parts parts) {
+  static void register(
+      RefresherConfiguration config,
+      Environment environment,
+      SourcesWiring sources,
+      RedisWiring redis,
+      RegistryWiring registry,
+      AccessWiring access,
+      RefreshWiring refresh,
+      InstantSource localClock) {
+    InstantSource clock = redis.clock();
     AtomicReference<ChangeFeeds> feeds = new AtomicReference<>();
     AtomicReference<ChangeCoalescer> pending = new AtomicReference<>();
     ChangeMetrics metrics =
@@ -97,9 +73,9 @@ public final class ChangesWiring {
             environment.metrics(),
             () -> feeds.get() == null ? 0 : feeds.get().listening(),
             () -> pending.get() == null ? 0 : pending.get().pendingKeys(),
-            datasourcesWithFeeds(parts));
+            datasourcesWithFeeds(sources.catalog()));
     ChangesFactory settings = config.getChanges();
-    if (parts.sources().all().stream().noneMatch(source -> source.changes() != null && !source.isHttp())) {
+    if (sources.catalog().all().stream().noneMatch(source -> source.changes() != null && !source.isHttp())) {
       return;
     }
     ScheduledExecutorService workers =
@@ -116,17 +92,17 @@ public final class ChangesWiring {
     ChangeCoalescer coalescer =
         new ChangeCoalescer(
             new ChangeRefresh(
-                parts.registrations(),
-                parts.hotSet(),
-                parts.dueIndex(),
-                parts.refresher(),
-                parts.locks(),
-                parts.store(),
+                registry.resolver(),
+                access.hotSet()::isHot,
+                redis.dueIndex(),
+                refresh.refresher(),
+                refresh.locks(),
+                refresh.store(),
                 lockLease,
                 metrics,
-                parts.clock()),
+                clock),
             tasks,
-            parts.clock(),
+            clock,
             settings.getCoalesceWindow().toJavaDuration(),
             settings.getMaxPendingKeys(),
             // a holder keeps a lock one lease at most, and a refresh that took it after that read the change
@@ -135,11 +111,11 @@ public final class ChangesWiring {
     pending.set(coalescer);
     ChangeHandler handler =
         new ChangeHandler(
-            parts.sources().all(),
-            new ChangeKeys(parts.templates()),
+            sources.catalog().all(),
+            new ChangeKeys(registry.templateCatalog()::templates),
             new ChangeCoverage(
-                parts.templateKeys(),
-                parts.registrations(),
+                registry.templateCatalog(),
+                registry.resolver(),
                 // a flood's registry queries run this many at once: at most half the pool, and 4
                 environment.lifecycle()
                     .executorService("change-coverage-%d")
@@ -148,23 +124,22 @@ public final class ChangesWiring {
                     .build()),
             coalescer,
             metrics,
-            parts.clock());
+            clock);
     Map<String, Set<String>> channels = handler.channelsByDatasource();
 
     List<ChangeListener> listeners = new ArrayList<>();
     Duration reconnectDelay = settings.getReconnectDelay().toJavaDuration();
     channels.forEach(
         (datasource, names) -> {
-          DatabaseFactory database = datasourceOf(config, datasource);
-          Properties properties = properties(database);
           listeners.add(
               new ChangeListener(
                   datasource,
                   names,
-                  () -> DriverManager.getConnection(database.getUrl(), properties),
+                  ListeningConnections.connector(config, datasource),
                   LeaderLock.of(config.getScheduler().getQuartzName(), datasource),
                   reconnectDelay,
-                  notifications -> handler.onNotifications(datasource, notifications)));
+                  notifications -> handler.onNotifications(datasource, notifications),
+                  localClock));
         });
     feeds.set(
         new ChangeFeeds(
@@ -197,35 +172,5 @@ public final class ChangesWiring {
   /** How many registry queries of one batch of notifications run at once. */
   static int coverageThreads(RefresherConfiguration config) {
     return Math.max(1, Math.min(4, config.getDatabase().getMaxPoolSize() / 2));
-  }
-
-  private static DatabaseFactory datasourceOf(RefresherConfiguration config, String name) {
-    DatabaseFactory factory =
-        SourceFactory.DEFAULT_DATASOURCE.equals(name) ? config.getDatabase() : config.getDatasources().get(name);
-    if (factory == null) {
-      throw new IllegalStateException("change feed on unknown datasource '" + name + "'");
-    }
-    return factory;
-  }
-
-  /**
-   * The listening session's driver properties: the datasource's own, its credentials, and bounds on
-   * connecting and on every reply (a keepalive or lock query on a dead connection fails instead of
-   * blocking the listener), under an application name operators can find it by.
-   */
-  static Properties properties(DatabaseFactory datasource) {
-    Properties properties = new Properties();
-    properties.putAll(datasource.getProperties());
-    properties.setProperty("user", datasource.getUser());
-    properties.setProperty("password", datasource.getPassword());
-    properties.setProperty("ApplicationName", APPLICATION_NAME);
-    properties.setProperty("connectTimeout", Long.toString(DatabaseFactory.wholeSeconds(datasource.getConnectionTimeout())));
-    properties.setProperty("socketTimeout", Long.toString(DatabaseFactory.wholeSeconds(datasource.getSocketTimeout())));
-    properties.setProperty("tcpKeepAlive", "true");
-    // a session of its own that only listens: not read-only, so that LISTEN is allowed whatever
-    // the source pools enforce
-    properties.remove("readOnlyMode");
-    properties.remove("readOnly");
-    return properties;
   }
 }

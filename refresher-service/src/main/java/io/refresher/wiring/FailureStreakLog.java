@@ -14,6 +14,9 @@ import org.slf4j.Logger;
  */
 final class FailureStreakLog {
 
+  /** How often a task that keeps failing is logged again, unless its wiring says otherwise. */
+  static final Duration REPEAT = Duration.ofMinutes(1);
+
   private final Logger log;
   private final String task;
   private final long repeatEveryMillis;
@@ -29,6 +32,21 @@ final class FailureStreakLog {
     this.task = task;
     this.repeatEveryMillis = repeatEvery.toMillis();
     this.clock = clock;
+  }
+
+  /**
+   * The task, logged here after every run; a run that fails leaves whatever the task keeps (the
+   * previous hot set view, the previous templates) in use.
+   */
+  Runnable around(Runnable task) {
+    return () -> {
+      try {
+        task.run();
+        succeeded();
+      } catch (RuntimeException e) {
+        failed(e);
+      }
+    };
   }
 
   synchronized void failed(RuntimeException e) {

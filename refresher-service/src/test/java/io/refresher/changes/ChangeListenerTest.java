@@ -1,5 +1,6 @@
 package io.refresher.changes;
 
+import java.time.InstantSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.SQLException;
@@ -29,7 +30,8 @@ class ChangeListenerTest {
             },
             LeaderLock.of("refresher", "default"),
             Duration.ofMillis(10),
-            notifications -> {});
+            notifications -> {},
+            InstantSource.system());
     Thread thread = new Thread(listener, "listener-under-test");
     thread.start();
 

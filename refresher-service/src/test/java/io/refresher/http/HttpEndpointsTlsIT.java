@@ -1,5 +1,7 @@
 package io.refresher.http;
 
+import java.time.InstantSource;
+import io.refresher.wiring.Threads;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
@@ -109,7 +111,7 @@ class HttpEndpointsTlsIT {
     HttpEndpointSettings settings =
         new HttpEndpointSettings(
             "tls", URI.create("https://" + host + ":" + server.httpsPort()), ca, 2, Duration.ofSeconds(2), Duration.ofSeconds(5), Map.of());
-    try (HttpEndpoints endpoints = HttpEndpoints.create(Map.of("tls", settings), new MetricRegistry())) {
+    try (HttpEndpoints endpoints = HttpEndpoints.create(Map.of("tls", settings), new MetricRegistry(), Threads.scheduler("test-http-deadlines-", 1), InstantSource.system())) {
       HttpRequestSpec http = new HttpRequestSpec("tls", "GET", "/tls/{id}", Map.of(), Map.of(), null, Set.of(200), null);
       SourceDefinition source =
           new SourceDefinition("tls-source", "tls", null, Map.of("id", ParamType.LONG), ResultShape.ROWS, Duration.ofSeconds(5), http, null, null);
@@ -149,7 +151,7 @@ class HttpEndpointsTlsIT {
         new HttpEndpointSettings("tls", URI.create("https://localhost:1"), empty, 2, Duration.ofSeconds(2), Duration.ofSeconds(5), Map.of());
 
     IllegalStateException e =
-        catchThrowableOfType(IllegalStateException.class, () -> HttpEndpoints.create(Map.of("tls", settings), new MetricRegistry()));
+        catchThrowableOfType(IllegalStateException.class, () -> HttpEndpoints.create(Map.of("tls", settings), new MetricRegistry(), Threads.scheduler("test-http-deadlines-", 1), InstantSource.system()));
 
     assertThat(e.getMessage()).startsWith("httpEndpoints.tls.caCertificate " + empty);
   }

@@ -1,5 +1,7 @@
 package io.refresher.http;
 
+import java.time.InstantSource;
+import io.refresher.wiring.Threads;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalToJson;
@@ -73,7 +75,7 @@ class HttpValueLoaderTest {
     settings.put("raw", endpoint("raw", raw.baseUrl(), Map.of()));
     settings.put("closed", endpoint("closed", "http://127.0.0.1:" + closedPort, Map.of()));
     metrics = new MetricRegistry();
-    endpoints = HttpEndpoints.create(settings, metrics);
+    endpoints = HttpEndpoints.create(settings, metrics, Threads.scheduler("test-http-deadlines-", 1), InstantSource.system());
     List<SourceDefinition> sources = new ArrayList<>();
     sources.add(source("plain", "wire", "GET", "/plain/{id}", Map.of(), Map.of(), null, null, Duration.ofSeconds(2)));
     sources.add(source("pointer", "wire", "GET", "/json/{id}", Map.of(), Map.of(), null, "/data/name", Duration.ofSeconds(2)));
@@ -346,7 +348,7 @@ class HttpValueLoaderTest {
   void translate_unknownHost_isErrorNamingIt() {
     // no lookup of a made-up name here: it would go to the machine's resolver
     HttpExchange exchange = new HttpExchange(
-        endpoints.endpoint("wire").orElseThrow(), endpoints.deadlines(), Duration.ofSeconds(1), Set.of(200), null, 10);
+        endpoints.endpoint("wire").orElseThrow(), endpoints.deadlines(), Duration.ofSeconds(1), Set.of(200), null, 10, InstantSource.system());
     SourceException e = exchange.translate(new UnknownHostException("catalog.internal: Name or service not known"), false, "source 's'");
 
     assertThat(e.kind()).as(e.getMessage()).isEqualTo(SourceException.Kind.ERROR);
@@ -384,7 +386,7 @@ class HttpValueLoaderTest {
         "refresher.http.wire.connections.available", "refresher.http.wire.connections.leased", "refresher.http.wire.connections.pending");
 
     MetricRegistry own = new MetricRegistry();
-    HttpEndpoints other = HttpEndpoints.create(Map.of("other", endpoint("other", "http://127.0.0.1:1", Map.of())), own);
+    HttpEndpoints other = HttpEndpoints.create(Map.of("other", endpoint("other", "http://127.0.0.1:1", Map.of())), own, Threads.scheduler("test-http-deadlines-", 1), InstantSource.system());
     assertThat(own.getNames()).contains("refresher.http.other.connections.max");
     other.close();
     assertThat(own.getNames()).isEmpty();

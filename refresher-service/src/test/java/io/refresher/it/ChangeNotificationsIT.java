@@ -7,7 +7,7 @@ import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
 import io.refresher.changes.LeaderLock;
-import io.refresher.wiring.ChangesWiring;
+import io.refresher.wiring.ListeningConnections;
 import io.refresher.registry.KeyTemplate;
 import io.refresher.testing.AccessReporter;
 import io.refresher.testing.TestApp;
@@ -447,7 +447,7 @@ class ChangeNotificationsIT {
     return first.database().queryLong(
         "SELECT coalesce(max(a.pid), 0) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
             + " WHERE l.locktype = 'advisory' AND l.granted AND l.classid = " + LeaderLock.CLASS_ID
-            + " AND a.application_name = '" + ChangesWiring.APPLICATION_NAME + "' AND a.datname = current_database()");
+            + " AND a.application_name = '" + ListeningConnections.APPLICATION_NAME + "' AND a.datname = current_database()");
   }
 
   private static boolean backendAlive(long pid) {

@@ -1,5 +1,6 @@
 package io.refresher.it;
 
+import java.time.InstantSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -94,7 +95,7 @@ class RedisMemoryPressureIT {
   @Test
   void evictionPolicy_readAndClassified_shownInTheMetric() {
     assertThat(gauge("refresher.redis.eviction-policy-safe")).as("embedded Redis: noeviction").isEqualTo(1);
-    RedisEvictionPolicy policy = RedisEvictionPolicy.of(APP.reader(), false);
+    RedisEvictionPolicy policy = RedisEvictionPolicy.of(APP.reader(), false, InstantSource.system());
     assertThat(policy.check()).isEqualTo(RedisEvictionPolicy.Safety.SAFE);
 
     APP.reader().getRedisNodes(org.redisson.api.redisnode.RedisNodes.SINGLE).getInstance().setConfig("maxmemory-policy", "allkeys-lru");

@@ -1,5 +1,6 @@
 package io.refresher.persistence;
 
+import io.refresher.wiring.Threads;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.reflect.Proxy;
@@ -29,7 +30,8 @@ class DatabaseProbeTest {
   private int opened;
   private final DatabaseAvailability availability = new DatabaseAvailability(CLOCK);
   private final DatabaseProbe probe =
-      new DatabaseProbe(this::open, availability, Duration.ofSeconds(1), CLOCK);
+      new DatabaseProbe(
+          this::open, availability, Duration.ofSeconds(1), CLOCK, Threads.scheduler("test-postgres-probe-", 1));
 
   @Test
   void probe_answered_available() {

@@ -1,5 +1,6 @@
 package io.refresher.redis;
 
+import java.time.InstantSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -284,7 +285,7 @@ class BatchedRefreshScriptsIT {
     EmbeddedRedisCluster cluster = ClusterTestRedis.startCluster();
     RedissonClient clustered = ClusterTestRedis.of(cluster).connect();
     try {
-      RedisKeyLocks clusterLocks = new RedisKeyLocks(clustered, RedisReachability.assumed(), true);
+      RedisKeyLocks clusterLocks = new RedisKeyLocks(clustered, RedisReachability.assumed(), true, InstantSource.system());
       RedisCacheStore clusterStore = new RedisCacheStore(clustered, RedisReachability.assumed(), true);
       List<CompletableFuture<Boolean>> refreshes = new ArrayList<>();
       for (int i = 0; i < 200; i++) {

@@ -1,5 +1,7 @@
 package io.refresher.redis;
 
+import java.time.InstantSource;
+import io.refresher.wiring.Threads;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.refresher.refresh.EpochStore;
@@ -121,7 +123,19 @@ class EpochElectionIT {
   }
 
   private static RedisEpochGuard guard(EpochStore store, List<Long> leaders) {
-    return new RedisEpochGuard(redisson, MARKERS, store, leaders::add, () -> {}, Duration.ofMinutes(10));
+    RedisEpochGuard guard =
+        new RedisEpochGuard(
+            redisson,
+            MARKERS,
+            store,
+            Duration.ofMinutes(10),
+            RedisReachability.assumed(),
+            Duration.ofSeconds(3),
+            RedisTopology.untracked(),
+            Threads.scheduler("test-epoch-guard-", 1),
+            InstantSource.system());
+    guard.onDataLoss(leaders::add);
+    return guard;
   }
 
   private static void clearMarkers() {

@@ -1,5 +1,7 @@
 package io.refresher.redis;
 
+import java.time.InstantSource;
+import io.refresher.wiring.Threads;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -51,12 +53,13 @@ class SentinelEpochGuardIT {
             redisson,
             EpochMarkers.single(),
             sequence::incrementAndGet,
-            losses::add,
-            () -> {},
             Duration.ofSeconds(1),
-            new RedisReachability(),
+            new RedisReachability(InstantSource.system()),
             factory.probeTimeout(),
-            RedisTopology.sentinel(redisson, factory.probeTimeout()));
+            RedisTopology.sentinel(redisson, factory.probeTimeout()),
+            Threads.scheduler("test-epoch-guard-", 1),
+            InstantSource.system());
+    guard.onDataLoss(losses::add);
     connections.onConnect(guard::checkSoon);
   }
 

@@ -1,5 +1,6 @@
 package io.refresher.refresh;
 
+import io.refresher.wiring.Threads;
 import io.refresher.failure.CacheUnavailableException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -211,7 +212,7 @@ class RefreshDispatcherClaimsTest {
         };
     dispatcher =
         new RefreshDispatcher(claims, claims, lookup, refresher, new RescheduleBuffer(claims), DISPATCH,
-            RefreshListener.NONE, new LagTracker(), InstantSource.system());
+            RefreshListener.NONE, new LagTracker(), InstantSource.system(), Threads::named);
     dispatcher.start();
   }
 

@@ -1,5 +1,6 @@
 package io.refresher.refresh;
 
+import io.refresher.wiring.Threads;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -72,7 +73,7 @@ class RefreshDispatcherTest {
           }
         };
     dispatcher = new RefreshDispatcher(index, index, lookup, refresher(), new RescheduleBuffer(index), DISPATCH,
-        RefreshListener.NONE, new LagTracker(), InstantSource.system());
+        RefreshListener.NONE, new LagTracker(), InstantSource.system(), Threads::named);
 
     dispatcher.start();
 
@@ -93,7 +94,7 @@ class RefreshDispatcherTest {
     RecordingIndex putBack = new RecordingIndex(List.of("k:1", "k:2"));
     putBack.redeliver = true;
     dispatcher = new RefreshDispatcher(putBack, putBack, down, refresher(), new RescheduleBuffer(putBack), DISPATCH,
-        RefreshListener.NONE, new LagTracker(), clock);
+        RefreshListener.NONE, new LagTracker(), clock, Threads::named);
 
     dispatcher.tick();
     assertThat(putBack.claims).as("claims").isEqualTo(1);

@@ -1,5 +1,6 @@
 package io.refresher.scheduling;
 
+import java.time.InstantSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -60,7 +61,7 @@ class QuartzShutdownIT {
     dataSource.setPassword(EmbeddedPostgreSql.PASSWORD);
     new SchemaMigrator(dataSource).migrate();
     dataSource.setCurrentSchema("refresher,public"); // where the migrations put Quartz's tables
-    QuartzManager quartz = new QuartzManager("quartz-shutdown-it", dataSource, 1, Map.of(HeldJob.class, new HeldJob()));
+    QuartzManager quartz = new QuartzManager("quartz-shutdown-it", dataSource, 1, Map.of(HeldJob.class, new HeldJob()), InstantSource.system());
     quartz.every("held", HeldJob.class, Duration.ofHours(1), Duration.ZERO);
     quartz.start();
     assertThat(STARTED.await(30, TimeUnit.SECONDS)).as("the job started").isTrue();

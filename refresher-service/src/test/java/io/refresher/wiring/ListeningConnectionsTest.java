@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
-class ChangesWiringTest {
+class ListeningConnectionsTest {
 
   @Test
   void properties_datasourcesOwnPlusCredentialsBoundsAndApplicationName() {
@@ -20,7 +20,7 @@ class ChangesWiringTest {
     datasource.setSocketTimeout(Duration.seconds(20));
     datasource.setProperties(Map.of("sslmode", "require", "ApplicationName", "pools", "readOnlyMode", "always"));
 
-    Properties properties = ChangesWiring.properties(datasource);
+    Properties properties = ListeningConnections.properties(datasource);
 
     assertThat(properties)
         .containsEntry("user", "refresher")
