@@ -55,7 +55,9 @@ record RedisWiring(
                 .keepAliveTime(io.dropwizard.util.Duration.seconds(5))
                 .threadFactory(Threads.named("due-index-shards-"))
                 .build(),
-            localClock);
+            localClock,
+            // the dispatcher's round trips wait no longer than a probe: see RedisDueIndex
+            factory.probeTimeout());
     // Before anything of this replica claims or writes due entries in bulk: entries placed for
     // another scheduler.dueShards are moved to this one's (RedisDueIndex, DueShardLayout).
     environment.lifecycle().manage(Lifecycles.atStart("due index shard layout", dueIndex::adoptConfiguredLayout));
