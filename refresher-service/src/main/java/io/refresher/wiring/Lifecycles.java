@@ -20,22 +20,7 @@ public final class Lifecycles {
   private Lifecycles() {}
 
   public static Managed managed(String name, Step start, Step stop) {
-    return new Managed() {
-      @Override
-      public void start() throws Exception {
-        start.run();
-      }
-
-      @Override
-      public void stop() throws Exception {
-        stop.run();
-      }
-
-      @Override
-      public String toString() {
-        return name;
-      }
-    };
+    return new Named(name, start, stop);
   }
 
   /** Something done once at start, with nothing to undo at stop. */
@@ -46,5 +31,24 @@ public final class Lifecycles {
   /** Something closed at stop (a pool, a client), made before the lifecycle started. */
   public static Managed closing(String name, Step close) {
     return managed(name, NOTHING, close);
+  }
+
+  /** A managed object whose start and stop are steps, named in the log. */
+  private record Named(String name, Step onStart, Step onStop) implements Managed {
+
+    @Override
+    public void start() throws Exception {
+      onStart.run();
+    }
+
+    @Override
+    public void stop() throws Exception {
+      onStop.run();
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
   }
 }
