@@ -68,8 +68,8 @@ class HttpSourcesIT {
   private static final PrintStream ORIGINAL_ERR = System.err;
 
   static {
-    System.setOut(new PrintStream(new Tee(ORIGINAL_OUT), true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(new Tee(ORIGINAL_ERR), true, StandardCharsets.UTF_8));
+    System.setOut(new PrintStream(new Tee(ORIGINAL_OUT, CONSOLE), true, StandardCharsets.UTF_8));
+    System.setErr(new PrintStream(new Tee(ORIGINAL_ERR, CONSOLE), true, StandardCharsets.UTF_8));
   }
 
   private static final WireMockServer WIRE = startWireMock();
@@ -437,17 +437,26 @@ class HttpSourcesIT {
   }
 
   /** Writes to the original stream and keeps a copy. */
+  /**
+   * Copies the console into {@code copy}. It reads no static field of the test class: a thread that
+   * writes while the class is still being initialized (the embedded PostgreSQL's initdb logger,
+   * started from this class's static initializer) would wait for that initialization while holding
+   * logback's console lock, which the initializing thread then waits for: a deadlock, seen once as
+   * a fork that hung in {@code HttpSourcesIT.<clinit>}.
+   */
   private static final class Tee extends OutputStream {
     private final OutputStream original;
+    private final ByteArrayOutputStream copy;
 
-    Tee(OutputStream original) {
+    Tee(OutputStream original, ByteArrayOutputStream copy) {
       this.original = original;
+      this.copy = copy;
     }
 
     @Override
     public void write(int b) {
-      synchronized (CONSOLE) {
-        CONSOLE.write(b);
+      synchronized (copy) {
+        copy.write(b);
       }
       try {
         original.write(b);
@@ -458,8 +467,8 @@ class HttpSourcesIT {
 
     @Override
     public void write(byte[] bytes, int offset, int length) {
-      synchronized (CONSOLE) {
-        CONSOLE.write(bytes, offset, length);
+      synchronized (copy) {
+        copy.write(bytes, offset, length);
       }
       try {
         original.write(bytes, offset, length);
