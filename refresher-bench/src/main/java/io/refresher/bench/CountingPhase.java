@@ -245,7 +245,11 @@ final class CountingPhase implements Phase {
               }
             });
     System.out.printf(
-        "counting: client %s reads/s, %d in Redis of %d flushed%n", Fmt.rate(reads.sum() / elapsed), inRedis, stats.flushed());
+        "counting: client %s reads/s, %d in Redis of %d flushed (%d unconfirmed)%n",
+        Fmt.rate(reads.sum() / elapsed),
+        inRedis,
+        stats.flushed(),
+        stats.unconfirmed());
     return new Client(
         threads, keys, elapsed, stats.recorded(), stats.flushed(), stats.dropped(), stats.flushFailures(), inRedis, commands);
   }

@@ -25,11 +25,13 @@ import org.slf4j.LoggerFactory;
  *   <li>Memory is bounded: at most {@code maxPendingKeys} distinct keys wait for the next flush. A
  *       read of a new key while all are taken is dropped (counted in {@link Stats#dropped()}) and
  *       an early flush is requested.
- *   <li>Counts are exact: after {@link #flush()} or {@link #close()} every recorded, non-dropped
- *       read has been added to Redis exactly once (unless Redis applied a write whose answer was
- *       lost: such a write is retried, so it may count twice).
+ *   <li>Counts are never doubled: after {@link #flush()} or {@link #close()} every recorded read
+ *       has been added to Redis exactly once, except the dropped ones and the {@link
+ *       Stats#unconfirmed() unconfirmed} ones (sent, but the answer was lost: Redis may or may
+ *       not have added them, and they are not sent again, so a timeout never counts a read twice).
  *   <li>One daemon thread flushes every {@code flushInterval}, all shards in one round trip. A
- *       failed flush keeps its counts for the next one (as far as there is room).
+ *       flush that Redis surely did not run (no connection, an error reply) keeps its counts for
+ *       the next one (as far as there is room).
  * </ul>
  */
 public final class AccessCounter implements AutoCloseable {
@@ -42,8 +44,13 @@ public final class AccessCounter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AccessCounter.class);
   private static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(10);
 
-  /** Counts since the counter was built; {@code recorded = flushed + dropped + still pending}. */
-  public record Stats(long recorded, long flushed, long dropped, long flushFailures, int pendingKeys) {}
+  /**
+   * Counts since the counter was built; {@code recorded = flushed + dropped + unconfirmed + still
+   * pending}. {@code unconfirmed}: reads whose write was sent but not answered (a timeout, a closed
+   * connection), which Redis may or may not have added; they are not sent again.
+   */
+  public record Stats(
+      long recorded, long flushed, long dropped, long unconfirmed, long flushFailures, int pendingKeys) {}
 
   private final PendingCounts pending;
   private final AccessBucketWriter writer;
@@ -53,6 +60,7 @@ public final class AccessCounter implements AutoCloseable {
   private final LongAdder recorded = new LongAdder();
   private final LongAdder flushed = new LongAdder();
   private final LongAdder dropped = new LongAdder();
+  private final LongAdder unconfirmed = new LongAdder();
   private final LongAdder flushFailures = new LongAdder();
 
   /** Drains must not overlap (see {@link PendingCounts}); also orders the failure-streak logging. */
@@ -94,7 +102,8 @@ public final class AccessCounter implements AutoCloseable {
 
   /**
    * Writes the pending counts now, on the calling thread. Returns whether everything pending
-   * reached Redis; on failure the counts are kept for the next flush. Never throws.
+   * reached Redis; on failure the counts Redis surely did not get are kept for the next flush,
+   * and those whose answer was lost are counted as {@link Stats#unconfirmed()}. Never throws.
    */
   public boolean flush() {
     flushLock.lock();
@@ -105,6 +114,7 @@ public final class AccessCounter implements AutoCloseable {
       }
       AccessBucketWriter.Result result = writer.write(counts, clock.millis());
       flushed.add(result.written());
+      unconfirmed.add(result.unconfirmed());
       if (result.complete()) {
         noteSuccess(result.written());
         return true;
@@ -146,7 +156,12 @@ public final class AccessCounter implements AutoCloseable {
 
   public Stats stats() {
     return new Stats(
-        recorded.sum(), flushed.sum(), dropped.sum(), flushFailures.sum(), pending.pendingKeys());
+        recorded.sum(),
+        flushed.sum(),
+        dropped.sum(),
+        unconfirmed.sum(),
+        flushFailures.sum(),
+        pending.pendingKeys());
   }
 
   static Duration checkedFlushInterval(Duration flushInterval) {
@@ -212,8 +227,10 @@ public final class AccessCounter implements AutoCloseable {
     if (!failing) {
       failing = true;
       LOG.warn(
-          "access-count flush failed, {} keys' reads kept for the next flush (logged once until it works again): {}",
+          "access-count flush failed, {} keys' reads kept for the next flush, {} reads unconfirmed"
+              + " (sent, answer lost; not sent again) (logged once until it works again): {}",
           result.unwritten().size(),
+          result.unconfirmed(),
           String.valueOf(result.error()));
     }
   }

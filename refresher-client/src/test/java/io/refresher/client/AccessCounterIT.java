@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.refresher.client.protocol.AccessProtocol;
 import io.refresher.embedded.EmbeddedRedis;
+import io.refresher.embedded.RespConnection;
+import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -20,7 +22,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.redisson.config.ConstantDelay;
 
 /** Access counting against a real Redis: exact, bounded, and patient with an outage. */
 class AccessCounterIT {
@@ -186,6 +191,52 @@ class AccessCounterIT {
     } finally {
       ownClient.shutdown();
       ownRedis.close();
+    }
+  }
+
+  @Test
+  void flush_whoseAnswerTimesOut_isNotSentAgain_soNoReadCountsTwice() throws Exception {
+    // An application's client with a short timeout and Redisson's usual retries.
+    Config config = new Config();
+    config
+        .useSingleServer()
+        .setAddress(redis.url())
+        .setTimeout(300)
+        .setRetryAttempts(3)
+        .setRetryDelay(new ConstantDelay(Duration.ofMillis(50)));
+    RedissonClient impatient = Redisson.create(config);
+    try {
+      AccessCounter counter =
+          AccessCounter.builder(impatient).flushInterval(Duration.ofSeconds(60)).build();
+      impatient.getKeys().count(); // connected before the pause
+      for (int i = 0; i < 1000; i++) {
+        counter.record("product:1");
+      }
+
+      // Redis takes no command for 2 s: the flush's script waits in Redis and runs when the pause
+      // ends, long after the client stopped waiting for its answer (and, before, sent it again).
+      pauseAll(Duration.ofSeconds(2));
+      boolean flushedDuringPause = counter.flush();
+      await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> TestRedis.total(TestRedis.accessCounts(redisson)) > 0);
+      await().atMost(Duration.ofSeconds(10)).until(counter::flush);
+      counter.close();
+
+      long inRedis = TestRedis.total(TestRedis.accessCounts(redisson));
+      AccessCounter.Stats stats = counter.stats();
+      assertThat(flushedDuringPause).as("the flush during the pause succeeded").isFalse();
+      assertThat(inRedis).as("reads in Redis, of 1,000 recorded").isEqualTo(1000);
+      assertThat(stats.unconfirmed()).as("reads whose write's answer was lost").isEqualTo(1000);
+      assertThat(stats.flushed()).isZero();
+      assertThat(stats.recorded()).isEqualTo(stats.flushed() + stats.dropped() + stats.unconfirmed());
+    } finally {
+      impatient.shutdown();
+    }
+  }
+
+  /** {@code CLIENT PAUSE <ms> ALL}: in force when this returns; commands sent next wait for its end. */
+  private static void pauseAll(Duration pause) throws Exception {
+    try (RespConnection connection = RespConnection.open(URI.create(redis.url()).getPort(), Duration.ofSeconds(5))) {
+      connection.call("CLIENT", "PAUSE", Long.toString(pause.toMillis()), "ALL");
     }
   }
 
