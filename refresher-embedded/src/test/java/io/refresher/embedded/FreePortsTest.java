@@ -76,15 +76,20 @@ class FreePortsTest {
     }
   }
 
-  /** The other JVM: takes ports, prints them, then holds them until it is killed. */
+  /**
+   * The other JVM: takes ports, prints them, then holds them until its standard input ends (the
+   * test kills it, or the test JVM is gone and the pipe closes), so it never outlives the test.
+   */
   public static final class Holder {
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) throws java.io.IOException {
       for (int i = 0; i < PORTS; i++) {
         System.out.println(FreePorts.next());
       }
       System.out.println("held");
       System.out.flush();
-      Thread.sleep(TimeUnit.MINUTES.toMillis(5));
+      while (System.in.read() != -1) {
+        // holds until the parent closes the pipe
+      }
     }
   }
 }
