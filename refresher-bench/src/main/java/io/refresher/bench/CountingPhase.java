@@ -1,5 +1,6 @@
 package io.refresher.bench;
 
+import io.refresher.client.redisson.RedissonDriver;
 import io.refresher.access.AccessSettings;
 import io.refresher.access.HotKeyTracker;
 import io.refresher.access.HotSetListener;
@@ -203,7 +204,7 @@ final class CountingPhase implements Phase {
       names[i] = "item:" + i;
     }
     RedisCommandStats before = RedisCommandStats.of(redisson);
-    AccessCounter counter = AccessCounter.builder(redisson).flushInterval(Duration.ofSeconds(1)).build();
+    AccessCounter counter = AccessCounter.builder(RedissonDriver.of(redisson)).flushInterval(Duration.ofSeconds(1)).build();
     AtomicBoolean stop = new AtomicBoolean();
     LongAdder reads = new LongAdder();
     CountDownLatch done = new CountDownLatch(threads);
@@ -274,7 +275,7 @@ final class CountingPhase implements Phase {
       names[i] = "item:" + i;
     }
     AccessCounter counter =
-        AccessCounter.builder(redisson).flushInterval(Duration.ofSeconds(1)).maxPendingKeys(keys + 1).build();
+        AccessCounter.builder(RedissonDriver.of(redisson)).flushInterval(Duration.ofSeconds(1)).maxPendingKeys(keys + 1).build();
     AccessSettings settings =
         new AccessSettings(
             Duration.ofMinutes(1), 0.01, Duration.ofMinutes(5), keys, Duration.ofSeconds(1), Duration.ofSeconds(1), 1_000_000, keys);

@@ -1,5 +1,6 @@
 package io.refresher.bench;
 
+import io.refresher.client.redisson.RedissonDriver;
 import io.refresher.bench.report.BenchReport;
 import io.refresher.bench.report.Fmt;
 import io.refresher.redis.RedisKeyLocks;
@@ -367,7 +368,7 @@ final class MemoryPhase implements Phase {
     RedissonClient redisson = redisson(context, database);
     try {
       AccessCounter counter =
-          AccessCounter.builder(redisson).flushInterval(AccessCounter.MAX_FLUSH_INTERVAL).maxPendingKeys(n + 1).build();
+          AccessCounter.builder(RedissonDriver.of(redisson)).flushInterval(AccessCounter.MAX_FLUSH_INTERVAL).maxPendingKeys(n + 1).build();
       for (int r = 0; r < reads; r++) {
         for (int id = 1; id <= n; id++) {
           counter.record(BenchItems.key(id));

@@ -1,5 +1,6 @@
 package io.refresher.client;
 
+import io.refresher.client.driver.RedisDriver;
 import io.refresher.client.protocol.AccessProtocol;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -12,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
-import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,7 +73,7 @@ public final class AccessCounter implements AutoCloseable {
 
   private AccessCounter(Builder builder) {
     this.pending = new PendingCounts(builder.maxPendingKeys);
-    this.writer = new AccessBucketWriter(builder.redisson);
+    this.writer = new AccessBucketWriter(builder.driver);
     this.clock = builder.clock;
     this.flusher =
         Executors.newSingleThreadScheduledExecutor(
@@ -86,8 +86,9 @@ public final class AccessCounter implements AutoCloseable {
     flusher.scheduleWithFixedDelay(this::flush, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
   }
 
-  public static Builder builder(RedissonClient redisson) {
-    return new Builder(redisson);
+  /** A counter that flushes through {@code driver}, which {@link #close()} leaves open. */
+  public static Builder builder(RedisDriver driver) {
+    return new Builder(driver);
   }
 
   /** Counts one read of {@code key}. Never blocks, never throws for want of room or of Redis. */
@@ -235,15 +236,15 @@ public final class AccessCounter implements AutoCloseable {
     }
   }
 
-  /** Options of an {@link AccessCounter}; only the Redis client is required. */
+  /** Options of an {@link AccessCounter}; only the Redis driver is required. */
   public static final class Builder {
-    private final RedissonClient redisson;
+    private final RedisDriver driver;
     private Duration flushInterval = DEFAULT_FLUSH_INTERVAL;
     private int maxPendingKeys = DEFAULT_MAX_PENDING_KEYS;
     private InstantSource clock = InstantSource.system();
 
-    private Builder(RedissonClient redisson) {
-      this.redisson = Objects.requireNonNull(redisson, "redisson");
+    private Builder(RedisDriver driver) {
+      this.driver = Objects.requireNonNull(driver, "driver");
     }
 
     /** How often pending counts are written; 10 ms to 60 s, default 1 s. */

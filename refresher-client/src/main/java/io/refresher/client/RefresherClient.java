@@ -1,18 +1,16 @@
 package io.refresher.client;
 
+import io.refresher.client.driver.RedisDriver;
+import io.refresher.client.driver.UrlDriverProvider;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.random.RandomGenerator;
-import org.redisson.Redisson;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.RedisException;
-import org.redisson.client.codec.StringCodec;
-import org.redisson.config.Config;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +19,9 @@ import org.slf4j.LoggerFactory;
  * ({@link AccessCounter}), and {@link #get(String, Duration, Loader)} protects keys the service
  * does not keep hot from stampedes, with early recomputation ({@link EarlyRecompute}) and a
  * single-flight loader across threads and processes. See {@code docs/client.md}.
+ *
+ * <p>It talks to Redis through a {@link RedisDriver} built on the application's own client:
+ * {@code RedissonDriver}, {@code LettuceDriver} or {@code JedisDriver}, each in its own module.
  */
 public final class RefresherClient implements AutoCloseable {
 
@@ -39,8 +40,7 @@ public final class RefresherClient implements AutoCloseable {
       long fallbacks,
       long degradedLoads) {}
 
-  private final RedissonClient redisson;
-  private final boolean ownsRedisson;
+  private final RedisDriver driver;
   private final AccessCounter counter;
   private final ValueStore store;
   private final FlightLock flightLock;
@@ -56,17 +56,16 @@ public final class RefresherClient implements AutoCloseable {
   private final LongAdder fallbacks = new LongAdder();
   private final LongAdder degradedLoads = new LongAdder();
 
-  private RefresherClient(Builder builder, RedissonClient redisson, boolean ownsRedisson) {
-    this.redisson = redisson;
-    this.ownsRedisson = ownsRedisson;
+  private RefresherClient(Builder builder, RedisDriver driver) {
+    this.driver = driver;
     this.counter =
-        AccessCounter.builder(redisson)
+        AccessCounter.builder(driver)
             .flushInterval(builder.flushInterval)
             .maxPendingKeys(builder.maxPendingKeys)
             .clock(builder.clock)
             .build();
-    this.store = new ValueStore(redisson);
-    this.flightLock = new FlightLock(redisson, builder.singleFlightLease);
+    this.store = new ValueStore(driver);
+    this.flightLock = new FlightLock(driver, builder.singleFlightLease);
     this.earlyRecompute =
         builder.random == null
             ? new EarlyRecompute(builder.beta)
@@ -75,17 +74,24 @@ public final class RefresherClient implements AutoCloseable {
     this.pollInterval = builder.pollInterval;
   }
 
-  /** A client on the application's own Redisson client, which {@link #close()} leaves running. */
-  public static Builder builder(RedissonClient redisson) {
-    return new Builder(Objects.requireNonNull(redisson, "redisson"), null);
+  /**
+   * A client on a driver built on the application's own Redis client ({@code
+   * RedissonDriver.of(redisson)}, {@code LettuceDriver.of(connection)}, {@code
+   * JedisDriver.of(jedis)}); {@link #close()} closes the driver, which leaves that client running.
+   */
+  public static Builder builder(RedisDriver driver) {
+    return new Builder(Objects.requireNonNull(driver, "driver"), null);
   }
 
   /**
-   * A client that connects itself, and disconnects on {@link #close()}: to {@code
-   * redis://host:port} (or {@code rediss://}), or to a Redis Cluster given as comma-separated seed
-   * nodes ({@code redis://10.0.0.1:6379,redis://10.0.0.2:6379}), or to a primary with replicas
-   * behind Sentinel ({@code redis-sentinel://[user:password@]10.0.0.1:26379,10.0.0.2:26379/masterName[/db]},
-   * {@code rediss-sentinel://} for TLS), following its failovers.
+   * A client that connects itself, and disconnects on {@link #close()}, through the driver module
+   * on the class path that connects from URLs ({@code refresher-client-redisson}): to {@code
+   * redis://host:port} (or {@code rediss://}); to a Redis Cluster, from one configuration endpoint
+   * or several seed nodes ({@code redis-cluster://10.0.0.1:6379[,10.0.0.2:6379]}, {@code
+   * rediss-cluster://} for TLS; several {@code redis://} seeds separated by commas are a cluster
+   * too); or to a primary with replicas behind Sentinel ({@code
+   * redis-sentinel://[user:password@]10.0.0.1:26379,10.0.0.2:26379/masterName[/db]}, {@code
+   * rediss-sentinel://} for TLS), following its failovers.
    */
   public static Builder builder(String redisUrl) {
     return new Builder(null, Objects.requireNonNull(redisUrl, "redisUrl"));
@@ -128,8 +134,8 @@ public final class RefresherClient implements AutoCloseable {
     StoredValue stored;
     try {
       stored = store.read(key);
-    } catch (RedisException e) {
-      return loadWithoutCache(key, loader, e);
+    } catch (RuntimeException e) {
+      return loadWithoutCache(key, loader, redisFailure(e));
     }
     if (!stored.present()) {
       return loadOnce(key, ttl, loader);
@@ -173,8 +179,8 @@ public final class RefresherClient implements AutoCloseable {
   }
 
   /**
-   * Reports the pending read counts and stops the counter's thread; shuts down the Redisson client
-   * only if this client created it.
+   * Reports the pending read counts, stops the counter's thread and closes the driver: the
+   * application's own Redis client keeps running; a connection this client made itself is closed.
    */
   @Override
   public void close() {
@@ -184,9 +190,7 @@ public final class RefresherClient implements AutoCloseable {
     try {
       counter.close();
     } finally {
-      if (ownsRedisson) {
-        redisson.shutdown(0, 5, TimeUnit.SECONDS);
-      }
+      driver.close();
     }
   }
 
@@ -220,8 +224,8 @@ public final class RefresherClient implements AutoCloseable {
         releaseQuietly(key, token.get());
       }
       return result;
-    } catch (RedisException e) {
-      redisWarning.warn("Redis failed while recomputing key '" + key + "'; current value served", e);
+    } catch (RuntimeException e) {
+      redisWarning.warn("Redis failed while recomputing key '" + key + "'; current value served", redisFailure(e));
       return result;
     } finally {
       flights.land(flight, result);
@@ -248,8 +252,8 @@ public final class RefresherClient implements AutoCloseable {
     Optional<String> token;
     try {
       token = flightLock.tryAcquire(key);
-    } catch (RedisException e) {
-      return loadWithoutCache(key, loader, e);
+    } catch (RuntimeException e) {
+      return loadWithoutCache(key, loader, redisFailure(e));
     }
     if (token.isPresent()) {
       try {
@@ -262,8 +266,8 @@ public final class RefresherClient implements AutoCloseable {
     String written;
     try {
       written = awaitOtherLoader(key);
-    } catch (RedisException e) {
-      return loadWithoutCache(key, loader, e);
+    } catch (RuntimeException e) {
+      return loadWithoutCache(key, loader, redisFailure(e));
     }
     if (written != null) {
       return written;
@@ -280,7 +284,8 @@ public final class RefresherClient implements AutoCloseable {
   private String writtenMeanwhile(String key) {
     try {
       return store.get(key);
-    } catch (RedisException e) {
+    } catch (RuntimeException e) {
+      redisFailure(e);
       // Redis is failing: loading is what remains, and its write will tell us more.
       return null;
     }
@@ -320,13 +325,25 @@ public final class RefresherClient implements AutoCloseable {
       if (!written) {
         LOG.debug("value of key '{}' not cached: the service wrote a fresh one meanwhile", key);
       }
-    } catch (RedisException e) {
-      redisWarning.warn("Redis failed while caching key '" + key + "'; the loaded value is returned uncached", e);
+    } catch (RuntimeException e) {
+      redisWarning.warn(
+          "Redis failed while caching key '" + key + "'; the loaded value is returned uncached", redisFailure(e));
     }
     return value;
   }
 
-  private String loadWithoutCache(String key, Loader loader, RedisException cause) {
+  /**
+   * {@code failure} when it is Redis's (the caller then carries on without the cache); rethrown
+   * when it is anything else, such as a bug, which falling back would hide.
+   */
+  private RuntimeException redisFailure(RuntimeException failure) {
+    if (!driver.isRedisFailure(failure)) {
+      throw failure;
+    }
+    return failure;
+  }
+
+  private String loadWithoutCache(String key, Loader loader, RuntimeException cause) {
     degradedLoads.increment();
     redisWarning.warn("Redis failed on key '" + key + "'; value loaded without the cache", cause);
     return runLoader(key, loader);
@@ -349,15 +366,15 @@ public final class RefresherClient implements AutoCloseable {
   private void releaseQuietly(String key, String token) {
     try {
       flightLock.release(key, token);
-    } catch (RedisException e) {
+    } catch (RuntimeException e) {
       // The lease frees it anyway.
-      redisWarning.warn("could not release the single-flight lock of key '" + key + "'", e);
+      redisWarning.warn("could not release the single-flight lock of key '" + key + "'", redisFailure(e));
     }
   }
 
   /** Options of a {@link RefresherClient}; each has a default. */
   public static final class Builder {
-    private final RedissonClient redisson;
+    private final RedisDriver driver;
     private final String redisUrl;
     private Duration flushInterval = AccessCounter.DEFAULT_FLUSH_INTERVAL;
     private int maxPendingKeys = AccessCounter.DEFAULT_MAX_PENDING_KEYS;
@@ -368,8 +385,8 @@ public final class RefresherClient implements AutoCloseable {
     private Duration waitForOtherLoader = DEFAULT_WAIT_FOR_OTHER_LOADER;
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
 
-    private Builder(RedissonClient redisson, String redisUrl) {
-      this.redisson = redisson;
+    private Builder(RedisDriver driver, String redisUrl) {
+      this.driver = driver;
       this.redisUrl = redisUrl;
     }
 
@@ -429,35 +446,35 @@ public final class RefresherClient implements AutoCloseable {
     }
 
     public RefresherClient build() {
-      if (redisson != null) {
-        return new RefresherClient(this, redisson, false);
-      }
-      RedissonClient own = connect(redisUrl);
+      RedisDriver chosen = driver != null ? driver : connect(redisUrl);
       try {
-        return new RefresherClient(this, own, true);
+        return new RefresherClient(this, chosen);
       } catch (RuntimeException | Error e) {
-        own.shutdown();
+        if (driver == null) {
+          chosen.close();
+        }
         throw e;
       }
     }
 
-    private static RedissonClient connect(String redisUrl) {
-      Config config = new Config();
-      // Values are plain strings that any application can GET: never Redisson's default codec.
-      config.setCodec(StringCodec.INSTANCE);
-      String[] nodes = redisUrl.split(",");
-      if (SentinelUrl.isSentinel(redisUrl)) {
-        SentinelUrl.parse(redisUrl).applyTo(config);
-      } else if (nodes.length > 1) {
-        // Several addresses: seed nodes of a Redis Cluster, as the service's REFRESHER_REDIS_URL.
-        var cluster = config.useClusterServers();
-        for (String node : nodes) {
-          cluster.addNodeAddress(node.trim());
-        }
-      } else {
-        config.useSingleServer().setAddress(redisUrl.trim());
+    /** The one driver module on the class path that connects from URLs, connected to redisUrl. */
+    private static RedisDriver connect(String redisUrl) {
+      var providers = ServiceLoader.load(UrlDriverProvider.class, RefresherClient.class.getClassLoader()).stream()
+          .map(ServiceLoader.Provider::get)
+          .toList();
+      if (providers.isEmpty()) {
+        throw new IllegalStateException(
+            "RefresherClient.builder(String) needs a driver that connects from URLs on the class path"
+                + " (io.refresher:refresher-client-redisson); or build on your own client:"
+                + " RefresherClient.builder(LettuceDriver.of(connection)), JedisDriver.of(jedis), RedissonDriver.of(redisson)");
       }
-      return Redisson.create(config);
+      if (providers.size() > 1) {
+        throw new IllegalStateException(
+            "RefresherClient.builder(String) found several drivers that connect from URLs ("
+                + providers.stream().map(UrlDriverProvider::name).toList()
+                + "): build on your own client instead, RefresherClient.builder(<Driver>.of(client))");
+      }
+      return providers.get(0).connect(redisUrl.trim());
     }
 
     private static Duration positive(Duration duration, String name) {

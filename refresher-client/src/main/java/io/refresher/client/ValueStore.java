@@ -2,10 +2,9 @@ package io.refresher.client;
 
 import io.refresher.client.protocol.CacheKeys;
 import io.refresher.client.protocol.MetaFields;
+import io.refresher.client.driver.RedisDriver;
+import io.refresher.client.driver.RedisScript;
 import java.util.List;
-import org.redisson.api.RScript;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 
 /**
  * A key's value and its metadata hash ({@link CacheKeys#metaKey}, same cluster slot), read and
@@ -28,13 +27,16 @@ final class ValueStore {
    * KEYS: value, meta. Returns {value, delta, expiresAt, epoch, Redis's time in ms}, nil for what
    * is absent.
    */
-  static final String READ =
-      REDIS_NOW
-          + """
-          local meta = redis.call('HMGET', KEYS[2], '%s', '%s', '%s')
-          return {redis.call('GET', KEYS[1]), meta[1], meta[2], meta[3], now}
-          """
-              .formatted(MetaFields.DELTA, MetaFields.EXPIRES_AT, MetaFields.EPOCH);
+  static final RedisScript READ =
+      RedisScript.readOnly(
+          "read",
+          REDIS_NOW
+              + """
+              local meta = redis.call('HMGET', KEYS[2], '%s', '%s', '%s')
+              return {redis.call('GET', KEYS[1]), meta[1], meta[2], meta[3], now}
+              """
+                  .formatted(MetaFields.DELTA, MetaFields.EXPIRES_AT, MetaFields.EPOCH),
+          RedisScript.Reply.LIST);
 
   /**
    * KEYS: value, meta. ARGV: value, ttl ms, delta ms. Returns 1 when written, 0 when refused.
@@ -51,9 +53,11 @@ final class ValueStore {
    *       before a refresh in flight that it must refuse.
    * </ul>
    */
-  static final String WRITE =
-      REDIS_NOW
-          + """
+  static final RedisScript WRITE =
+      RedisScript.writing(
+          "write",
+          REDIS_NOW
+              + """
           local stored = redis.call('HMGET', KEYS[2], '%1$s', '%2$s')
           local epoch = tonumber(stored[1] or '0') or 0
           if epoch > 0 and (tonumber(stored[2] or '0') or 0) > now and redis.call('EXISTS', KEYS[1]) == 1 then
@@ -80,53 +84,40 @@ final class ValueStore {
                   MetaFields.SIZE,
                   MetaFields.TOKEN,
                   MetaFields.VALIDATOR,
-                  MetaFields.REVALIDATED_AT);
+                  MetaFields.REVALIDATED_AT),
+          RedisScript.Reply.INTEGER);
 
   /** What a client writes beside a value: durations in ms (the times are Redis's, see WRITE). */
   record Written(String value, long ttlMillis, long deltaMillis) {}
 
-  private final RedissonClient redisson;
+  private final RedisDriver driver;
 
-  ValueStore(RedissonClient redisson) {
-    this.redisson = redisson;
+  ValueStore(RedisDriver driver) {
+    this.driver = driver;
   }
 
   String get(String key) {
-    return redisson.<String>getBucket(key, StringCodec.INSTANCE).get();
+    return driver.get(key);
   }
 
   StoredValue read(String key) {
-    List<Object> reply =
-        redisson
-            .getScript(StringCodec.INSTANCE)
-            .eval(
-                key,
-                RScript.Mode.READ_ONLY,
-                READ,
-                RScript.ReturnType.MULTI,
-                List.<Object>of(key, CacheKeys.metaKey(key)));
+    Object reply = driver.eval(READ, List.of(key, CacheKeys.metaKey(key)), List.of());
+    List<?> fields = reply instanceof List<?> list ? list : List.of();
     return new StoredValue(
-        text(reply, 0), number(reply, 1), number(reply, 2), orZero(number(reply, 3)), orZero(number(reply, 4)));
+        text(fields, 0), number(fields, 1), number(fields, 2), orZero(number(fields, 3)), orZero(number(fields, 4)));
   }
 
   /** Whether the value was written (false: refused, a fresh value of the service is there). */
   boolean write(String key, Written written) {
-    Long result =
-        redisson
-            .getScript(StringCodec.INSTANCE)
-            .eval(
-                key,
-                RScript.Mode.READ_WRITE,
-                WRITE,
-                RScript.ReturnType.INTEGER,
-                List.<Object>of(key, CacheKeys.metaKey(key)),
-                written.value(),
-                Long.toString(written.ttlMillis()),
-                Long.toString(written.deltaMillis()));
-    return result != null && result == 1L;
+    Object result =
+        driver.eval(
+            WRITE,
+            List.of(key, CacheKeys.metaKey(key)),
+            List.of(written.value(), Long.toString(written.ttlMillis()), Long.toString(written.deltaMillis())));
+    return result instanceof Long number && number == 1L;
   }
 
-  private static String text(List<Object> reply, int index) {
+  private static String text(List<?> reply, int index) {
     if (reply == null || reply.size() <= index || reply.get(index) == null) {
       return null;
     }
@@ -134,7 +125,7 @@ final class ValueStore {
   }
 
   /** Metadata someone garbled is treated as absent: it must not break reads. */
-  private static Long number(List<Object> reply, int index) {
+  private static Long number(List<?> reply, int index) {
     String text = text(reply, index);
     if (text == null) {
       return null;

@@ -24,4 +24,13 @@ class RefresherClientBuilderTest {
     assertThatThrownBy(() -> builder.pollInterval(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> builder.waitForOtherLoader(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void buildFromAUrl_withoutADriverThatConnects_saysWhichModuleToAdd() {
+    // The core's tests have no driver on their class path.
+    assertThatThrownBy(() -> builder.build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("refresher-client-redisson")
+        .hasMessageContaining("LettuceDriver.of");
+  }
 }

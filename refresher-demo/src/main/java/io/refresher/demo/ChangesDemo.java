@@ -1,5 +1,6 @@
 package io.refresher.demo;
 
+import io.refresher.client.redisson.RedissonDriver;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.refresher.client.RefresherClient;
@@ -108,7 +109,7 @@ final class ChangesDemo {
     out.printf("Readers read %s (they become hot) and %s, cached the usual way and deleted on change.%n%n", PRODUCTS, INVALIDATED_KEY);
 
     RedissonClient redisson = Demo.readerClient(redis.url());
-    RefresherClient client = RefresherClient.builder(redisson).flushInterval(Duration.ofMillis(250)).build();
+    RefresherClient client = RefresherClient.builder(RedissonDriver.of(redisson)).flushInterval(Duration.ofMillis(250)).build();
     DemoReaders readers =
         new DemoReaders(
             client,

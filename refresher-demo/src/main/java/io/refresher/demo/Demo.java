@@ -1,5 +1,6 @@
 package io.refresher.demo;
 
+import io.refresher.client.redisson.RedissonDriver;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Meter;
 import io.refresher.client.RefresherClient;
@@ -82,7 +83,7 @@ final class Demo {
 
     RedissonClient redisson = readerClient(redis.url());
     RefresherClient client =
-        RefresherClient.builder(redisson).flushInterval(Duration.ofMillis(250)).build();
+        RefresherClient.builder(RedissonDriver.of(redisson)).flushInterval(Duration.ofMillis(250)).build();
     DemoReaders readers =
         new DemoReaders(
             client,

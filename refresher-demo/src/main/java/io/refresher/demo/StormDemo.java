@@ -1,5 +1,6 @@
 package io.refresher.demo;
 
+import io.refresher.client.redisson.RedissonDriver;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.refresher.access.HotSetView;
@@ -154,7 +155,7 @@ final class StormDemo {
         options.lossAt());
 
     RedissonClient redisson = Demo.readerClient(redis.url());
-    RefresherClient client = RefresherClient.builder(redisson).flushInterval(Duration.ofMillis(250)).build();
+    RefresherClient client = RefresherClient.builder(RedissonDriver.of(redisson)).flushInterval(Duration.ofMillis(250)).build();
     ExecutorService readers = startReaders(client);
     try (SourceQueries queries = new SourceQueries(dbUrl)) {
       return storm(redis, redisson, admin, dbUrl, queries);

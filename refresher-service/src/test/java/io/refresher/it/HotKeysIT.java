@@ -1,5 +1,6 @@
 package io.refresher.it;
 
+import io.refresher.client.redisson.RedissonDriver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -228,7 +229,7 @@ class HotKeysIT {
     assertThat(APP.get("product:7")).as("nothing computed before reads").isNull();
 
     try (RefresherClient client =
-        RefresherClient.builder(APP.reader()).flushInterval(Duration.ofMillis(100)).build()) {
+        RefresherClient.builder(RedissonDriver.of(APP.reader())).flushInterval(Duration.ofMillis(100)).build()) {
       await("reads alone make product:7 hot, and it is computed from the template's source")
           .atMost(Duration.ofSeconds(20))
           .pollInterval(Duration.ofMillis(20))

@@ -1,5 +1,6 @@
 package io.refresher.it;
 
+import io.refresher.client.redisson.RedissonDriver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -117,7 +118,7 @@ class RedisClusterIT {
     assertThat(keys.stream().map(CacheKeys::slot).distinct().count()).as("slots spread").isGreaterThan(8);
 
     try (RefresherClient client =
-        RefresherClient.builder(APP.reader()).flushInterval(Duration.ofMillis(100)).build()) {
+        RefresherClient.builder(RedissonDriver.of(APP.reader())).flushInterval(Duration.ofMillis(100)).build()) {
       await("every template key becomes hot and is computed")
           .atMost(Duration.ofSeconds(30))
           .pollInterval(Duration.ofMillis(20))

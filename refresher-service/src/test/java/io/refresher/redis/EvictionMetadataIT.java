@@ -1,5 +1,6 @@
 package io.refresher.redis;
 
+import io.refresher.client.redisson.RedissonDriver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -45,7 +46,7 @@ class EvictionMetadataIT {
     redisson = redis.connect();
     store = new RedisCacheStore(redisson);
     locks = new RedisKeyLocks(redisson);
-    client = RefresherClient.builder(redisson).build();
+    client = RefresherClient.builder(RedissonDriver.of(redisson)).build();
   }
 
   @AfterAll

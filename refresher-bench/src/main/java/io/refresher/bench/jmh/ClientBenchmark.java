@@ -1,6 +1,7 @@
 package io.refresher.bench.jmh;
 
 import io.refresher.client.EarlyRecompute;
+import io.refresher.client.redisson.RedissonDriver;
 import io.refresher.client.Loader;
 import io.refresher.client.RefresherClient;
 import io.refresher.client.protocol.CacheKeys;
@@ -80,7 +81,7 @@ public class ClientBenchmark {
 
     @Setup(Level.Trial)
     public void start() {
-      client = RefresherClient.builder(FakeRedisson.replying(1L)).build();
+      client = RefresherClient.builder(RedissonDriver.of(FakeRedisson.replying(1L))).build();
     }
 
     @TearDown(Level.Trial)
@@ -112,7 +113,7 @@ public class ClientBenchmark {
       long expiresAt = System.currentTimeMillis() + Duration.ofHours(1).toMillis();
       // Redisson's StringCodec hands a MULTI reply over as strings: {value, delta, expiresAt, epoch}.
       List<Object> reply = Arrays.asList(VALUE, "48", Long.toString(expiresAt), writer.equals("service") ? "3" : "0");
-      client = RefresherClient.builder(FakeRedisson.replying(reply)).build();
+      client = RefresherClient.builder(RedissonDriver.of(FakeRedisson.replying(reply))).build();
     }
 
     @TearDown(Level.Trial)
@@ -155,7 +156,7 @@ public class ClientBenchmark {
     @Setup(Level.Trial)
     public void start() {
       // A long interval: only the benchmark's own flush takes the counts.
-      client = RefresherClient.builder(FakeRedisson.replying(1L)).flushInterval(Duration.ofSeconds(60)).build();
+      client = RefresherClient.builder(RedissonDriver.of(FakeRedisson.replying(1L))).flushInterval(Duration.ofSeconds(60)).build();
       keys = new String[COUNT];
       for (int i = 0; i < COUNT; i++) {
         keys[i] = "product:" + i;

@@ -1,5 +1,6 @@
 package io.refresher.bench.jmh;
 
+import io.refresher.client.redisson.RedissonDriver;
 import io.refresher.redis.RedisCacheStore;
 import io.refresher.client.Loader;
 import io.refresher.client.RefresherClient;
@@ -75,7 +76,7 @@ public class RoundTripBenchmark {
       config.setCodec(StringCodec.INSTANCE);
       config.useSingleServer().setAddress(url);
       redisson = Redisson.create(config);
-      client = RefresherClient.builder(redisson).build();
+      client = RefresherClient.builder(RedissonDriver.of(redisson)).build();
       // Loaded once (a client-written value of TTL 1 h that took ~0 ms): every read below finds it.
       client.get(CLIENT_KEY, ttl, loader);
       store = new RedisCacheStore(redisson);

@@ -1,5 +1,6 @@
 package io.refresher.bench.stampede;
 
+import io.refresher.client.redisson.RedissonDriver;
 import io.refresher.client.RefresherClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +29,7 @@ final class RefresherStrategy implements Strategy {
     this.context = context;
     clients = new RefresherClient[context.instances()];
     for (int i = 0; i < clients.length; i++) {
-      clients[i] = RefresherClient.builder(context.redisson()).build();
+      clients[i] = RefresherClient.builder(RedissonDriver.of(context.redisson())).build();
     }
   }
 

@@ -1,7 +1,6 @@
 package io.refresher.client.protocol;
 
 import java.nio.charset.StandardCharsets;
-import org.redisson.connection.CRC16;
 
 /**
  * Names of Refresher's own Redis keys that sit beside an application key in the same cluster
@@ -67,7 +66,7 @@ public final class CacheKeys {
   public static int slot(String key) {
     String tag = hashTag(key);
     String hashed = tag != null ? tag : key;
-    return CRC16.crc16(hashed.getBytes(StandardCharsets.UTF_8)) % SLOTS;
+    return Crc16.of(hashed.getBytes(StandardCharsets.UTF_8)) % SLOTS;
   }
 
   private static String tagForSlot(int slot) {
@@ -85,7 +84,7 @@ public final class CacheKeys {
     int found = 0;
     for (int candidate = 0; found < SLOTS; candidate++) {
       String text = Integer.toString(candidate);
-      int slot = CRC16.crc16(text.getBytes(StandardCharsets.US_ASCII)) % SLOTS;
+      int slot = Crc16.of(text.getBytes(StandardCharsets.US_ASCII)) % SLOTS;
       if (table[slot] == null) {
         table[slot] = text;
         found++;

@@ -109,6 +109,13 @@ class CacheKeysTest {
   }
 
   /** Redis Cluster's key-to-slot algorithm, written independently from the spec. */
+  @Test
+  void crc16_isRedisClustersXmodemChecksum() {
+    // The check value the cluster specification gives: CRC16("123456789") = 0x31C3.
+    assertThat(Crc16.of("123456789".getBytes(StandardCharsets.US_ASCII))).isEqualTo(0x31C3);
+    assertThat(CacheKeys.slot("foo")).as("CLUSTER KEYSLOT foo").isEqualTo(12182);
+  }
+
   private static int referenceSlot(String key) {
     byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
     int start = 0;

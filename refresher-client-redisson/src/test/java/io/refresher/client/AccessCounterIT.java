@@ -1,5 +1,6 @@
 package io.refresher.client;
 
+import io.refresher.client.redisson.RedissonDriver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -61,7 +62,7 @@ class AccessCounterIT {
     int readsPerThread = 200_000;
     int keys = 100;
     AccessCounter counter =
-        AccessCounter.builder(redisson).flushInterval(Duration.ofMillis(20)).build();
+        AccessCounter.builder(RedissonDriver.of(redisson)).flushInterval(Duration.ofMillis(20)).build();
     CountDownLatch start = new CountDownLatch(1);
     ExecutorService readers = Executors.newFixedThreadPool(threads);
     try {
@@ -119,7 +120,7 @@ class AccessCounterIT {
     int distinctKeys = 200_000;
     // A long interval: only the early flushes that a full map requests make room.
     AccessCounter counter =
-        AccessCounter.builder(redisson)
+        AccessCounter.builder(RedissonDriver.of(redisson))
             .maxPendingKeys(maxPendingKeys)
             .flushInterval(Duration.ofSeconds(60))
             .build();
@@ -163,7 +164,7 @@ class AccessCounterIT {
     RedissonClient ownClient = TestRedis.connect(ownRedis.url());
     try {
       AccessCounter counter =
-          AccessCounter.builder(ownClient).flushInterval(Duration.ofSeconds(60)).build();
+          AccessCounter.builder(RedissonDriver.of(ownClient)).flushInterval(Duration.ofSeconds(60)).build();
       for (int i = 0; i < 5; i++) {
         counter.record("product:1");
       }
@@ -207,7 +208,7 @@ class AccessCounterIT {
     RedissonClient impatient = Redisson.create(config);
     try {
       AccessCounter counter =
-          AccessCounter.builder(impatient).flushInterval(Duration.ofSeconds(60)).build();
+          AccessCounter.builder(RedissonDriver.of(impatient)).flushInterval(Duration.ofSeconds(60)).build();
       impatient.getKeys().count(); // connected before the pause
       for (int i = 0; i < 1000; i++) {
         counter.record("product:1");
@@ -244,7 +245,7 @@ class AccessCounterIT {
   void flush_writesTheProtocolsBuckets() {
     MutableClock clock = new MutableClock(1_795_983_684_738L);
     AccessCounter counter =
-        AccessCounter.builder(redisson).flushInterval(Duration.ofSeconds(60)).clock(clock).build();
+        AccessCounter.builder(RedissonDriver.of(redisson)).flushInterval(Duration.ofSeconds(60)).clock(clock).build();
     Map<String, Long> expected = new HashMap<>();
     // 20,000 keys: about 1,250 per shard, more than one script call takes.
     for (int i = 0; i < 40_007; i++) {

@@ -10,7 +10,7 @@ public class ClientExample {
   }
 
   public static String run(String redisUrl) {
-    // Connects by itself; RefresherClient.builder(redisson) would reuse the application's client.
+    // Connects by itself; builder(RedissonDriver.of(redisson)) would reuse the application's client.
     try (RefresherClient client = RefresherClient.builder(redisUrl).build()) {
       // A plain GET, counted so that the Refresher service can tell hot keys from cold ones.
       String banner = client.get("banner:home");

@@ -19,8 +19,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The client on a real three-master Redis Cluster, connected from comma-separated seed URLs: values
- * and metadata in their keys' slots, counts in shard buckets spread over the nodes.
+ * The client on a real three-master Redis Cluster, connected by URL: from comma-separated seed
+ * URLs, and from one configuration endpoint said to be a cluster ({@code redis-cluster://}), as
+ * managed services give. Values and metadata in their keys' slots, counts in shard buckets spread
+ * over the nodes.
  */
 class ClusterClientIT {
 
@@ -38,13 +40,22 @@ class ClusterClientIT {
 
   @Test
   void seedUrls_readLoadAndCountAcrossSlots() {
+    readLoadAndCount(cluster.urls(), "seeds:product:");
+  }
+
+  @Test
+  void oneConfigurationEndpoint_saidToBeACluster_readLoadAndCountAcrossSlots() {
+    readLoadAndCount("redis-cluster://127.0.0.1:" + cluster.ports().get(0), "endpoint:product:");
+  }
+
+  private static void readLoadAndCount(String url, String prefix) {
     List<String> keys = new ArrayList<>();
     for (int i = 1; i <= 20; i++) {
-      keys.add("cluster:product:" + i);
+      keys.add(prefix + i);
     }
     assertThat(keys.stream().map(CacheKeys::slot).distinct().count()).isGreaterThan(10);
     Map<String, Long> expected = new HashMap<>();
-    try (RefresherClient client = RefresherClient.builder(cluster.urls()).build()) {
+    try (RefresherClient client = RefresherClient.builder(url).build()) {
       for (String key : keys) {
         String value = client.get(key, Duration.ofMinutes(1), () -> "value of " + key);
         assertThat(value).isEqualTo("value of " + key);
@@ -66,7 +77,12 @@ class ClusterClientIT {
           String bucket = AccessProtocol.bucketKey(shard, s);
           reader.<String, String>getMap(bucket, StringCodec.INSTANCE)
               .readAllMap()
-              .forEach((key, count) -> counted.merge(key, Long.parseLong(count), Long::sum));
+              .forEach(
+                  (key, count) -> {
+                    if (key.startsWith(prefix)) {
+                      counted.merge(key, Long.parseLong(count), Long::sum);
+                    }
+                  });
         }
       }
       assertThat(counted).isEqualTo(expected);

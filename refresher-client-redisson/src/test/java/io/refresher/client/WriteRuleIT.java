@@ -1,5 +1,6 @@
 package io.refresher.client;
 
+import io.refresher.client.redisson.RedissonDriver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.refresher.client.protocol.CacheKeys;
@@ -29,7 +30,7 @@ class WriteRuleIT {
   static void startRedis() {
     redis = EmbeddedRedis.start();
     redisson = TestRedis.connect(redis.url());
-    store = new ValueStore(redisson);
+    store = new ValueStore(RedissonDriver.of(redisson));
   }
 
   @AfterAll

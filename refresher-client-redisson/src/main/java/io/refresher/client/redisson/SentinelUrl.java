@@ -1,4 +1,4 @@
-package io.refresher.client;
+package io.refresher.client.redisson;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +15,7 @@ import org.redisson.config.SentinelServersConfig;
  * ({@code rediss-sentinel://} for TLS, to the Sentinels and the servers alike). The hosts are the
  * Sentinels; the credentials are the primary's and replicas' (Redisson uses them for the Sentinels
  * too unless told otherwise: for separate Sentinel credentials, build the Redisson client yourself
- * and use {@link RefresherClient#builder(org.redisson.api.RedissonClient)}).
+ * and use {@code RefresherClient.builder(RedissonDriver.of(redisson))}).
  *
  * <p>Reads and writes go to the primary: the write rule compares with what the service wrote last,
  * which a replica may not have yet.

@@ -1,4 +1,4 @@
-package io.refresher.client;
+package io.refresher.client.redisson;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,5 +1,6 @@
 package io.refresher.client;
 
+import io.refresher.client.redisson.RedissonDriver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -70,7 +71,7 @@ class RefresherClientIT {
   @Test
   void get_hitsAndMisses_areReturnedAndCounted() {
     redisson.getBucket("product:42").set("{\"id\":42}");
-    RefresherClient client = client(RefresherClient.builder(redisson));
+    RefresherClient client = client(RefresherClient.builder(RedissonDriver.of(redisson)));
 
     assertThat(client.get("product:42")).isEqualTo("{\"id\":42}");
     assertThat(client.get("product:42")).isEqualTo("{\"id\":42}");
@@ -84,7 +85,7 @@ class RefresherClientIT {
 
   @Test
   void getWithLoader_absentKey_loadsOnceAndCachesValueWithMetadata() {
-    RefresherClient client = client(RefresherClient.builder(redisson));
+    RefresherClient client = client(RefresherClient.builder(RedissonDriver.of(redisson)));
     AtomicInteger runs = new AtomicInteger();
 
     long before = TestRedis.redisMillis(redisson);
@@ -118,7 +119,7 @@ class RefresherClientIT {
     // At most 1 s left, delta 100 ms, beta 1000: p >= exp(-1000 / 100000), and the seed fixes the draw.
     writeClientValue("product:42", "old", 100, TestRedis.redisMillis(redisson) + 1_000);
     RefresherClient client =
-        client(RefresherClient.builder(redisson).beta(1000).random(new SplittableRandom(42)));
+        client(RefresherClient.builder(RedissonDriver.of(redisson)).beta(1000).random(new SplittableRandom(42)));
 
     String value = client.get("product:42", TTL, () -> "new");
 
@@ -135,7 +136,7 @@ class RefresherClientIT {
   void getWithLoader_clientValueFarFromExpiry_isNotRecomputed() {
     // An hour left, delta 100 ms: p = exp(-36000), zero in doubles.
     writeClientValue("product:42", "old", 100, TestRedis.redisMillis(redisson) + Duration.ofHours(1).toMillis());
-    RefresherClient client = client(RefresherClient.builder(redisson).random(new SplittableRandom(42)));
+    RefresherClient client = client(RefresherClient.builder(RedissonDriver.of(redisson)).random(new SplittableRandom(42)));
     AtomicInteger runs = new AtomicInteger();
 
     for (int i = 0; i < 1_000; i++) {
@@ -149,7 +150,7 @@ class RefresherClientIT {
   @Test
   void getWithLoader_valueWithoutMetadata_isReturnedAsIs() {
     redisson.getBucket("product:42").set("written-by-someone-else");
-    RefresherClient client = client(RefresherClient.builder(redisson).beta(1e9));
+    RefresherClient client = client(RefresherClient.builder(RedissonDriver.of(redisson)).beta(1e9));
 
     assertThat(client.get("product:42", TTL, () -> "loaded")).isEqualTo("written-by-someone-else");
     assertThat(client.stats().loaderRuns()).isZero();
@@ -158,7 +159,7 @@ class RefresherClientIT {
   @Test
   void getWithLoader_earlyRecomputationFails_servesTheCurrentValue() {
     writeClientValue("product:42", "old", 100, TestRedis.redisMillis(redisson));
-    RefresherClient client = client(RefresherClient.builder(redisson));
+    RefresherClient client = client(RefresherClient.builder(RedissonDriver.of(redisson)));
 
     String value = client.get("product:42", TTL, () -> { throw new IOException("database down"); });
 
@@ -172,7 +173,7 @@ class RefresherClientIT {
     // Beta so large that a client-written value would be recomputed on every read; the client's
     // clock past the expiry by weeks, which must not matter: Redis's clock decides.
     RefresherClient client =
-        client(RefresherClient.builder(redisson).clock(new MutableClock(T0)).beta(1e9).random(new SplittableRandom(1)));
+        client(RefresherClient.builder(RedissonDriver.of(redisson)).clock(new MutableClock(T0)).beta(1e9).random(new SplittableRandom(1)));
     AtomicInteger runs = new AtomicInteger();
 
     for (int i = 0; i < 1_000; i++) {
@@ -187,7 +188,7 @@ class RefresherClientIT {
   @Test
   void getWithLoader_serviceValuePastItsExpiry_isRecomputedKeepingTheFence() {
     writeServiceValue("product:42", "from-service", 3, 7, TestRedis.redisMillis(redisson));
-    RefresherClient client = client(RefresherClient.builder(redisson));
+    RefresherClient client = client(RefresherClient.builder(RedissonDriver.of(redisson)));
 
     String value = client.get("product:42", TTL, () -> "from-client");
 
@@ -205,7 +206,7 @@ class RefresherClientIT {
   void getWithLoader_serviceValuePastExpiryWhileAnotherRecomputes_servesTheStaleValueAtOnce() {
     writeServiceValue("product:42", "stale", 3, 7, TestRedis.redisMillis(redisson) - 10_000);
     redisson.getBucket(CacheKeys.flightLockName("product:42")).set("someone-else", Duration.ofMinutes(1));
-    RefresherClient client = client(RefresherClient.builder(redisson));
+    RefresherClient client = client(RefresherClient.builder(RedissonDriver.of(redisson)));
 
     assertThat(client.get("product:42", TTL, () -> "from-client")).isEqualTo("stale");
     assertThat(client.stats().loaderRuns()).isZero();
@@ -220,7 +221,7 @@ class RefresherClientIT {
   void getWithLoader_serviceValueEvicted_isLoadedOnceAndCached() {
     writeServiceValue("product:42", "from-service", 3, 7, TestRedis.redisMillis(redisson) + 3_600_000);
     redisson.getBucket("product:42").delete();
-    RefresherClient client = client(RefresherClient.builder(redisson));
+    RefresherClient client = client(RefresherClient.builder(RedissonDriver.of(redisson)));
     AtomicInteger runs = new AtomicInteger();
 
     assertThat(client.get("product:42", TTL, () -> "loaded-" + runs.incrementAndGet())).isEqualTo("loaded-1");
@@ -238,7 +239,7 @@ class RefresherClientIT {
   void getWithLoader_clientClock10sFast_serviceValueInItsLast10s_isServedAndKept() {
     writeServiceValue("product:42", "from-service", 3, 7, TestRedis.redisMillis(redisson) + 5_000);
     InstantSource fast = InstantSource.offset(InstantSource.system(), Duration.ofSeconds(10));
-    RefresherClient client = client(RefresherClient.builder(redisson).clock(fast));
+    RefresherClient client = client(RefresherClient.builder(RedissonDriver.of(redisson)).clock(fast));
 
     assertThat(client.get("product:42", TTL, () -> "from-client")).isEqualTo("from-service");
 
@@ -250,8 +251,8 @@ class RefresherClientIT {
   void getWithLoader_manyCallersInTwoProcesses_runTheLoaderOnce() throws Exception {
     int callers = 32;
     // Two Redisson connections: two "processes" that share only Redis.
-    RefresherClient first = client(RefresherClient.builder(process()).waitForOtherLoader(Duration.ofSeconds(20)));
-    RefresherClient second = client(RefresherClient.builder(process()).waitForOtherLoader(Duration.ofSeconds(20)));
+    RefresherClient first = client(RefresherClient.builder(RedissonDriver.of(process())).waitForOtherLoader(Duration.ofSeconds(20)));
+    RefresherClient second = client(RefresherClient.builder(RedissonDriver.of(process())).waitForOtherLoader(Duration.ofSeconds(20)));
     AtomicInteger runs = new AtomicInteger();
     Loader slowQuery =
         () -> {
@@ -293,7 +294,7 @@ class RefresherClientIT {
   void getWithLoader_lockHeldByOneWhoNeverWrites_callersFallBackToTheirOwnLoader() throws Exception {
     redisson.getBucket(CacheKeys.flightLockName("product:42")).set("crashed-process", Duration.ofMinutes(1));
     RefresherClient client =
-        client(RefresherClient.builder(redisson).waitForOtherLoader(Duration.ofMillis(300)));
+        client(RefresherClient.builder(RedissonDriver.of(redisson)).waitForOtherLoader(Duration.ofMillis(300)));
     AtomicInteger runs = new AtomicInteger();
     int callers = 8;
     CountDownLatch start = new CountDownLatch(1);
@@ -327,7 +328,7 @@ class RefresherClientIT {
 
   @Test
   void getWithLoader_loaderThrowsChecked_callersGetLoaderExceptionAndTheLockIsFree() {
-    RefresherClient client = client(RefresherClient.builder(redisson));
+    RefresherClient client = client(RefresherClient.builder(RedissonDriver.of(redisson)));
 
     assertThatThrownBy(() -> client.get("product:42", TTL, () -> { throw new IOException("database down"); }))
         .isInstanceOf(LoaderException.class)
@@ -345,7 +346,7 @@ class RefresherClientIT {
     EmbeddedRedis ownRedis = EmbeddedRedis.start();
     RedissonClient ownConnection = TestRedis.connect(ownRedis.url());
     try {
-      RefresherClient client = RefresherClient.builder(ownConnection).build();
+      RefresherClient client = RefresherClient.builder(RedissonDriver.of(ownConnection)).build();
       assertThat(client.get("product:42", TTL, () -> "cached")).isEqualTo("cached");
       ownRedis.stop();
 
@@ -363,7 +364,7 @@ class RefresherClientIT {
 
   @Test
   void close_clientOnTheApplicationsRedisson_leavesItRunning() {
-    RefresherClient client = RefresherClient.builder(redisson).build();
+    RefresherClient client = RefresherClient.builder(RedissonDriver.of(redisson)).build();
     client.get("product:42");
 
     client.close();

@@ -1,0 +1,130 @@
+package io.refresher.client.jedis;
+
+import io.refresher.client.driver.CallOutcome;
+import io.refresher.client.driver.ErrorReplies;
+import io.refresher.client.driver.RedisDriver;
+import io.refresher.client.driver.RedisScript;
+import io.refresher.client.driver.ScriptCall;
+import io.refresher.client.driver.ScriptPipelines;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.params.SetParams;
+
+/**
+ * The client's Redis operations on Jedis (8.x), on the application's {@link UnifiedJedis}: a
+ * {@code RedisClient} on a single server (its connection pool), a {@code RedisClusterClient} or
+ * {@code JedisCluster} on a Redis Cluster. Keys and values are UTF-8 strings.
+ *
+ * <p>The flush is one Jedis pipeline ({@link UnifiedJedis#pipelined()}: one connection, or one
+ * per node of a cluster), which Jedis sends once: a pipeline is never retried, so a call whose
+ * answer was lost (a read timeout, a connection closed) is not sent again, and counts as
+ * unconfirmed. Single commands ({@code GET}, the scripts of reads and writes) go through the
+ * client's own executor, with its retries on a cluster: those are safe to repeat.
+ */
+public final class JedisDriver implements RedisDriver {
+
+  private final UnifiedJedis jedis;
+
+  private JedisDriver(UnifiedJedis jedis) {
+    this.jedis = Objects.requireNonNull(jedis, "jedis");
+  }
+
+  /** A driver on the application's client, which {@link #close()} leaves open. */
+  public static JedisDriver of(UnifiedJedis jedis) {
+    return new JedisDriver(jedis);
+  }
+
+  @Override
+  public String get(String key) {
+    return jedis.get(key);
+  }
+
+  @Override
+  public boolean setIfAbsent(String key, String value, Duration lease) {
+    return "OK".equals(jedis.set(key, value, SetParams.setParams().nx().px(lease.toMillis())));
+  }
+
+  @Override
+  public Object eval(RedisScript script, List<String> keys, List<String> args) {
+    try {
+      return jedis.evalsha(script.sha1(), keys, args);
+    } catch (JedisNoScriptException e) {
+      return jedis.eval(script.text(), keys, args);
+    }
+  }
+
+  @Override
+  public List<CallOutcome> evalPipelined(RedisScript script, List<ScriptCall> calls) {
+    return ScriptPipelines.run(calls, (batch, bySha) -> send(script, batch, bySha));
+  }
+
+  @Override
+  public boolean isRedisFailure(RuntimeException failure) {
+    return failure instanceof JedisException;
+  }
+
+  /** Nothing of its own to close: the client is the application's. */
+  @Override
+  public void close() {}
+
+  private List<CallOutcome> send(RedisScript script, List<ScriptCall> calls, boolean bySha) {
+    List<CallOutcome> outcomes = new ArrayList<>(calls.size());
+    AbstractPipeline pipeline;
+    try {
+      pipeline = jedis.pipelined();
+    } catch (RuntimeException noConnection) {
+      // No connection to send anything on.
+      calls.forEach(call -> outcomes.add(CallOutcome.notRun(noConnection)));
+      return outcomes;
+    }
+    List<Response<Object>> responses = new ArrayList<>(calls.size());
+    RuntimeException failure = null;
+    try {
+      for (ScriptCall call : calls) {
+        responses.add(
+            bySha
+                ? pipeline.evalsha(script.sha1(), call.keys(), call.args())
+                : pipeline.eval(script.text(), call.keys(), call.args()));
+      }
+      pipeline.sync();
+    } catch (RuntimeException e) {
+      failure = e;
+    } finally {
+      closeQuietly(pipeline);
+    }
+    for (int i = 0; i < calls.size(); i++) {
+      outcomes.add(i < responses.size() ? outcomeOf(responses.get(i), failure) : CallOutcome.notRun(failure));
+    }
+    return outcomes;
+  }
+
+  private static CallOutcome outcomeOf(Response<Object> response, RuntimeException pipelineFailure) {
+    try {
+      response.get();
+      return CallOutcome.done();
+    } catch (JedisDataException errorReply) {
+      return ErrorReplies.refusedWithoutRunning(errorReply.getMessage())
+          ? CallOutcome.notRun(errorReply)
+          : CallOutcome.unknown(errorReply);
+    } catch (RuntimeException noAnswer) {
+      // Queued, maybe written, never answered: the pipeline's failure says why.
+      return CallOutcome.unknown(pipelineFailure != null ? pipelineFailure : noAnswer);
+    }
+  }
+
+  private static void closeQuietly(AbstractPipeline pipeline) {
+    try {
+      pipeline.close();
+    } catch (RuntimeException alreadyBroken) {
+      // The connection failed; the pool replaces it.
+    }
+  }
+}
