@@ -4,48 +4,52 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.refresher.client.protocol.AccessProtocol;
 import io.refresher.client.protocol.CacheKeys;
-import io.refresher.embedded.EmbeddedRedisCluster;
+import io.refresher.client.driver.RedisDriver;
+import io.refresher.client.redisson.RedissonDriver;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * The client on a real three-master Redis Cluster, connected by URL: from comma-separated seed
  * URLs, and from one configuration endpoint said to be a cluster ({@code redis-cluster://}), as
  * managed services give. Values and metadata in their keys' slots, counts in shard buckets spread
- * over the nodes.
+ * over the nodes. And the driver contract on the application's Redisson cluster client.
  */
-class ClusterClientIT {
+class ClusterClientIT extends ClusterDriverContract {
 
-  private static EmbeddedRedisCluster cluster;
+  private final List<RedissonClient> clients = new ArrayList<>();
 
-  @BeforeAll
-  static void startCluster() {
-    cluster = EmbeddedRedisCluster.start();
+  @Override
+  protected RedisDriver connect(List<Integer> seedPorts) {
+    Config config = new Config();
+    seedPorts.forEach(port -> config.useClusterServers().addNodeAddress("redis://127.0.0.1:" + port));
+    RedissonClient client = Redisson.create(config);
+    clients.add(client);
+    return RedissonDriver.of(client);
   }
 
-  @AfterAll
-  static void stopCluster() {
-    cluster.close();
+  @Override
+  protected void disconnectAll() {
+    clients.forEach(RedissonClient::shutdown);
+    clients.clear();
   }
 
   @Test
   void seedUrls_readLoadAndCountAcrossSlots() {
-    readLoadAndCount(cluster.urls(), "seeds:product:");
+    readLoadAndCount(cluster().urls(), "seeds:product:");
   }
 
   @Test
   void oneConfigurationEndpoint_saidToBeACluster_readLoadAndCountAcrossSlots() {
-    readLoadAndCount("redis-cluster://127.0.0.1:" + cluster.ports().get(0), "endpoint:product:");
+    readLoadAndCount("redis-cluster://127.0.0.1:" + cluster().ports().get(0), "endpoint:product:");
   }
 
   private static void readLoadAndCount(String url, String prefix) {
@@ -66,7 +70,7 @@ class ClusterClientIT {
     } // close() flushes the counts
 
     Config config = new Config();
-    cluster.ports().forEach(port -> config.useClusterServers().addNodeAddress("redis://127.0.0.1:" + port));
+    cluster().ports().forEach(port -> config.useClusterServers().addNodeAddress("redis://127.0.0.1:" + port));
     RedissonClient reader = Redisson.create(config);
     try {
       Map<String, Long> counted = new HashMap<>();

@@ -43,6 +43,11 @@ public abstract class ClusterDriverContract {
     cluster.close();
   }
 
+  /** The cluster, for a subclass's own tests (keys outside {@code cluster:} and {@code user:}). */
+  protected static EmbeddedRedisCluster cluster() {
+    return cluster;
+  }
+
   @AfterEach
   void disconnect() {
     disconnectAll();
@@ -71,7 +76,10 @@ public abstract class ClusterDriverContract {
     assertThat(bucketsOnNodes()).as("nodes holding access buckets").isGreaterThan(1);
   }
 
-  /** Reads per key, summed over the access buckets of every node (each node's own keys). */
+  /**
+   * Reads per key of this contract's keys ({@code cluster:…}, {@code user:…}), summed over the
+   * access buckets of every node (each node's own keys).
+   */
   private static Map<String, Long> countsOnAllNodes() throws IOException {
     Map<String, Long> sums = new HashMap<>();
     for (int port : cluster.ports()) {
@@ -79,7 +87,10 @@ public abstract class ClusterDriverContract {
         for (Object bucket : (List<?>) node.call("KEYS", AccessProtocol.PREFIX + "*")) {
           List<?> fields = (List<?>) node.call("HGETALL", bucket.toString());
           for (int i = 0; i < fields.size(); i += 2) {
-            sums.merge(fields.get(i).toString(), Long.parseLong(fields.get(i + 1).toString()), Long::sum);
+            String key = fields.get(i).toString();
+            if (key.startsWith("cluster:") || key.startsWith("user:")) {
+              sums.merge(key, Long.parseLong(fields.get(i + 1).toString()), Long::sum);
+            }
           }
         }
       }

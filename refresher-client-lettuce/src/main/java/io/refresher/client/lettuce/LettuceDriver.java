@@ -40,7 +40,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * The client's Redis operations on Lettuce (7.x), over one thread-safe connection: a single
  * server ({@link RedisClient}, {@link StatefulRedisConnection}) or a Redis Cluster ({@link
- * RedisClusterClient}, {@link StatefulRedisClusterConnection}), keys and values as UTF-8 strings.
+ * RedisClusterClient}), keys and values as UTF-8 strings.
  *
  * <p>Pipelining is Lettuce's own: the flush's calls are issued asynchronously one after another on
  * the connection, without waiting for each answer, then awaited together.
@@ -57,6 +57,7 @@ public final class LettuceDriver implements RedisDriver {
   private final RedisClusterAsyncCommands<String, String> async;
   private final boolean ownsConnection;
   private final Set<CompletableFuture<?>> unanswered = ConcurrentHashMap.newKeySet();
+  private volatile Runnable stopListening = () -> {};
 
   private LettuceDriver(
       StatefulConnection<String, String> connection,
@@ -67,34 +68,44 @@ public final class LettuceDriver implements RedisDriver {
     this.sync = sync;
     this.async = async;
     this.ownsConnection = ownsConnection;
-    if (connection instanceof RedisChannelHandler<?, ?> handler) {
-      handler.addListener(new FailUnansweredOnDisconnect());
-    }
   }
 
   /** A driver on a connection of its own, opened from the application's client; closed with it. */
   public static LettuceDriver of(RedisClient client) {
     StatefulRedisConnection<String, String> own = Objects.requireNonNull(client, "client").connect(StringCodec.UTF8);
-    return new LettuceDriver(own, own.sync(), own.async(), true);
+    return guardedByConnection(new LettuceDriver(own, own.sync(), own.async(), true), own);
   }
 
-  /** A driver on a cluster connection of its own, opened from the application's cluster client. */
+  /**
+   * A driver on a cluster connection of its own, opened from the application's cluster client;
+   * closed with it. The cluster's commands travel on node connections that Lettuce opens and
+   * replaces by itself, so the guard listens to the client's events: any of its connections
+   * dropping fails this driver's unanswered flush calls (some may then count as unconfirmed that
+   * were not on that node).
+   */
   public static LettuceDriver of(RedisClusterClient client) {
-    StatefulRedisClusterConnection<String, String> own =
-        Objects.requireNonNull(client, "client").connect(StringCodec.UTF8);
-    return new LettuceDriver(own, own.sync(), own.async(), true);
+    Objects.requireNonNull(client, "client");
+    StatefulRedisClusterConnection<String, String> own = client.connect(StringCodec.UTF8);
+    LettuceDriver driver = new LettuceDriver(own, own.sync(), own.async(), true);
+    RedisConnectionStateListener guard = driver.new FailUnansweredOnDisconnect();
+    client.addListener(guard);
+    driver.stopListening = () -> client.removeListener(guard);
+    return driver;
   }
 
-  /** A driver on the application's connection, which {@link #close()} leaves open. */
+  /** A driver on the application's single-server connection, which {@link #close()} leaves open. */
   public static LettuceDriver of(StatefulRedisConnection<String, String> connection) {
     Objects.requireNonNull(connection, "connection");
-    return new LettuceDriver(connection, connection.sync(), connection.async(), false);
+    return guardedByConnection(new LettuceDriver(connection, connection.sync(), connection.async(), false), connection);
   }
 
-  /** A driver on the application's cluster connection, which {@link #close()} leaves open. */
-  public static LettuceDriver of(StatefulRedisClusterConnection<String, String> connection) {
-    Objects.requireNonNull(connection, "connection");
-    return new LettuceDriver(connection, connection.sync(), connection.async(), false);
+  private static LettuceDriver guardedByConnection(LettuceDriver driver, StatefulRedisConnection<String, String> connection) {
+    if (connection instanceof RedisChannelHandler<?, ?> handler) {
+      RedisConnectionStateListener guard = driver.new FailUnansweredOnDisconnect();
+      handler.addListener(guard);
+      driver.stopListening = () -> handler.removeListener(guard);
+    }
+    return driver;
   }
 
   @Override
@@ -130,6 +141,7 @@ public final class LettuceDriver implements RedisDriver {
 
   @Override
   public void close() {
+    stopListening.run();
     if (ownsConnection) {
       connection.close();
     }
