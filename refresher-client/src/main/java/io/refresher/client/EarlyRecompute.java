@@ -45,7 +45,14 @@ public final class EarlyRecompute {
    */
   public boolean shouldRecompute(long nowMillis, long deltaMillis, long expiresAtMillis) {
     // 1 - [0, 1) is (0, 1]: never ln(0).
-    double uniform = 1.0 - nextDouble();
+    return decide(nowMillis, deltaMillis, expiresAtMillis, beta, 1.0 - nextDouble());
+  }
+
+  /**
+   * The decision for one draw {@code uniform} in (0, 1]: {@code now - delta * beta * ln(uniform)
+   * >= expiresAt}. Every client computes exactly this (protocol/vectors/xfetch.json).
+   */
+  public static boolean decide(long nowMillis, long deltaMillis, long expiresAtMillis, double beta, double uniform) {
     return nowMillis - deltaMillis * beta * Math.log(uniform) >= expiresAtMillis;
   }
 

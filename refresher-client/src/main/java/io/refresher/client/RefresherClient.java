@@ -137,23 +137,12 @@ public final class RefresherClient implements AutoCloseable {
     } catch (RuntimeException e) {
       return loadWithoutCache(key, loader, redisFailure(e));
     }
-    if (!stored.present()) {
-      return loadOnce(key, ttl, loader);
-    }
-    // Redis's clock, not ours: expiresAt is on it, and ours may be seconds off.
-    long now = stored.readAtMillis();
-    if (stored.writtenByService()) {
-      // The service recomputes its keys before expiry; only a value it gave up on is ours to redo.
-      if (stored.expiresAtMillis() == null || now < stored.expiresAtMillis()) {
-        return stored.value();
-      }
-      return recomputeIfFirst(key, ttl, loader, stored.value(), false);
-    }
-    if (stored.hasTiming()
-        && earlyRecompute.shouldRecompute(now, stored.deltaMillis(), stored.expiresAtMillis())) {
-      return recomputeIfFirst(key, ttl, loader, stored.value(), true);
-    }
-    return stored.value();
+    return switch (ReadDecision.of(stored, earlyRecompute::shouldRecompute)) {
+      case SERVE -> stored.value();
+      case LOAD -> loadOnce(key, ttl, loader);
+      case RECOMPUTE_EXPIRED -> recomputeIfFirst(key, ttl, loader, stored.value(), false);
+      case RECOMPUTE_EARLY -> recomputeIfFirst(key, ttl, loader, stored.value(), true);
+    };
   }
 
   /**

@@ -7,7 +7,9 @@ import io.refresher.client.driver.CallOutcome;
 import io.refresher.client.driver.RedisDriver;
 import io.refresher.client.driver.RedisScript;
 import io.refresher.client.driver.ScriptCall;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.refresher.client.protocol.AccessProtocol;
+import io.refresher.client.protocol.CacheKeys;
 import io.refresher.embedded.EmbeddedRedis;
 import io.refresher.embedded.RespConnection;
 import java.io.IOException;
@@ -186,7 +188,77 @@ public abstract class DriverContract {
       assertThat(second.flush()).isTrue();
     }
     assertThat(countedReads("product:7")).isEqualTo(16);
-    assertThat(call("HGET", io.refresher.client.protocol.CacheKeys.metaKey("product:7"), "expiresAt")).isNotNull();
+    assertThat(call("HGET", CacheKeys.metaKey("product:7"), "expiresAt")).isNotNull();
+  }
+
+  @Test
+  void writeRule_asTheCorpusSays() throws IOException {
+    JsonNode document = ProtocolVectorsTest.read("write-rule.json");
+    String key = document.get("key").asText();
+    String meta = CacheKeys.metaKey(key);
+    JsonNode write = document.get("write");
+    long ttl = write.get("ttlMillis").asLong();
+    ValueStore store = new ValueStore(driver(redis.port()));
+    assertThat(document.get("cases").size()).isGreaterThanOrEqualTo(8);
+    for (JsonNode c : document.get("cases")) {
+      String name = c.get("name").asText();
+      call("FLUSHALL");
+      long now = redisMillis();
+      JsonNode before = c.get("before");
+      if (!before.get("value").isNull()) {
+        call("SET", key, before.get("value").asText());
+      }
+      before.get("meta").fields().forEachRemaining(field -> hset(meta, field.getKey(), field.getValue(), now));
+      if (!before.get("metaPttlMillis").isNull()) {
+        call("PEXPIRE", meta, before.get("metaPttlMillis").asText());
+      }
+
+      boolean written =
+          store.write(key, new ValueStore.Written(write.get("value").asText(), ttl, write.get("deltaMillis").asLong()));
+
+      assertThat(written).as("written: %s", name).isEqualTo(c.get("written").asBoolean());
+      JsonNode after = c.get("after");
+      if (written) {
+        assertThat(call("GET", key)).as("value: %s", name).isEqualTo(write.get("value").asText());
+        assertThat((Long) call("PTTL", key)).as("value's TTL: %s", name).isBetween(ttl - 10_000, ttl);
+        long computedAt = Long.parseLong((String) call("HGET", meta, "computedAt"));
+        assertThat(computedAt).as("computedAt, Redis's time: %s", name).isBetween(now, now + 10_000);
+        assertThat(call("HGET", meta, "expiresAt")).as("expiresAt: %s", name).isEqualTo(Long.toString(computedAt + ttl));
+      } else {
+        assertThat(call("GET", key)).as("value left: %s", name).isEqualTo(before.get("value").asText());
+      }
+      after.get("meta").fields().forEachRemaining(
+          field -> assertThat(hget(meta, field.getKey())).as("%s after: %s", field.getKey(), name).isEqualTo(field.getValue().asText()));
+      for (JsonNode absent : after.get("metaAbsent")) {
+        assertThat(hget(meta, absent.asText())).as("%s gone: %s", absent.asText(), name).isNull();
+      }
+      if (!after.get("metaPttlAtLeastMillis").isNull()) {
+        assertThat((Long) call("PTTL", meta)).as("metadata's TTL: %s", name).isGreaterThanOrEqualTo(after.get("metaPttlAtLeastMillis").asLong());
+      }
+    }
+  }
+
+  private static void hset(String meta, String field, JsonNode value, long now) {
+    String text = value.isObject() ? Long.toString(now + value.get("fromNowMillis").asLong()) : value.asText();
+    try {
+      call("HSET", meta, field, text);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static Object hget(String meta, String field) {
+    try {
+      return call("HGET", meta, field);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** Redis's clock, epoch ms: the protocol's times are on it. */
+  private static long redisMillis() throws IOException {
+    List<?> time = (List<?>) call("TIME");
+    return Long.parseLong(time.get(0).toString()) * 1_000 + Long.parseLong(time.get(1).toString()) / 1_000;
   }
 
   private static ScriptCall addCall(String key, long count) {
