@@ -108,12 +108,14 @@ public final class AccessCounter implements AutoCloseable {
    */
   public boolean flush() {
     flushLock.lock();
+    Map<String, Long> counts = Map.of();
+    AccessBucketWriter.Result result = null;
     try {
-      Map<String, Long> counts = pending.drain();
+      counts = pending.drain();
       if (counts.isEmpty()) {
         return true;
       }
-      AccessBucketWriter.Result result = writer.write(counts, clock.millis());
+      result = writer.write(counts, clock.millis());
       flushed.add(result.written());
       unconfirmed.add(result.unconfirmed());
       if (result.complete()) {
@@ -127,6 +129,11 @@ public final class AccessCounter implements AutoCloseable {
     } catch (RuntimeException unexpected) {
       // Keeps the scheduled task alive: an exception would cancel all its future runs.
       flushFailures.increment();
+      if (result == null) {
+        // The driver broke its promise not to throw, maybe after sending: not sent again, and
+        // kept in the books as unconfirmed rather than lost from them.
+        unconfirmed.add(counts.values().stream().mapToLong(Long::longValue).sum());
+      }
       LOG.error("access-count flush failed unexpectedly", unexpected);
       return false;
     } finally {
