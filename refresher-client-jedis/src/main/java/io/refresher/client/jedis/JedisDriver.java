@@ -10,18 +10,23 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.commands.JedisCommands;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.params.SetParams;
+import redis.clients.jedis.util.Pool;
 
 /**
- * The client's Redis operations on Jedis (8.x), on the application's {@link UnifiedJedis}: a
- * {@code RedisClient} on a single server (its connection pool), a {@code RedisClusterClient} or
- * {@code JedisCluster} on a Redis Cluster. Keys and values are UTF-8 strings.
+ * The client's Redis operations on Jedis (8.x), on the application's {@link UnifiedJedis} (a
+ * {@code RedisClient} on a single server, its connection pool; a {@code RedisClusterClient} or
+ * {@code JedisCluster} on a Redis Cluster) or on its classic {@code JedisPool} ({@link Pool} of
+ * {@link Jedis}, a connection borrowed per call). Keys and values are UTF-8 strings.
  *
  * <p>The flush is one Jedis pipeline ({@link UnifiedJedis#pipelined()}: one connection, or one
  * per node of a cluster), which Jedis sends once: a pipeline is never retried, so a call whose
@@ -31,34 +36,87 @@ import redis.clients.jedis.params.SetParams;
  */
 public final class JedisDriver implements RedisDriver {
 
-  private final UnifiedJedis jedis;
+  /** Where commands run: on the application's client itself, or on a connection of its pool. */
+  private interface Connections {
+    <T> T run(Function<JedisCommands, T> command);
 
-  private JedisDriver(UnifiedJedis jedis) {
-    this.jedis = Objects.requireNonNull(jedis, "jedis");
+    /** A pipeline, and what to do once it is closed (give its connection back). */
+    PipelineLease pipeline();
+  }
+
+  private record PipelineLease(AbstractPipeline pipeline, Runnable release) {}
+
+  private final Connections connections;
+
+  private JedisDriver(Connections connections) {
+    this.connections = connections;
   }
 
   /** A driver on the application's client, which {@link #close()} leaves open. */
   public static JedisDriver of(UnifiedJedis jedis) {
-    return new JedisDriver(jedis);
+    Objects.requireNonNull(jedis, "jedis");
+    return new JedisDriver(
+        new Connections() {
+          @Override
+          public <T> T run(Function<JedisCommands, T> command) {
+            return command.apply(jedis);
+          }
+
+          @Override
+          public PipelineLease pipeline() {
+            return new PipelineLease(jedis.pipelined(), () -> {});
+          }
+        });
+  }
+
+  /**
+   * A driver on the application's {@code JedisPool} (single server), which {@link #close()}
+   * leaves open: each call borrows a connection and gives it back.
+   */
+  public static JedisDriver of(Pool<Jedis> pool) {
+    Objects.requireNonNull(pool, "pool");
+    return new JedisDriver(
+        new Connections() {
+          @Override
+          public <T> T run(Function<JedisCommands, T> command) {
+            try (Jedis jedis = pool.getResource()) {
+              return command.apply(jedis);
+            }
+          }
+
+          @Override
+          public PipelineLease pipeline() {
+            Jedis jedis = pool.getResource();
+            try {
+              return new PipelineLease(jedis.pipelined(), jedis::close);
+            } catch (RuntimeException e) {
+              jedis.close();
+              throw e;
+            }
+          }
+        });
   }
 
   @Override
   public String get(String key) {
-    return jedis.get(key);
+    return connections.run(jedis -> jedis.get(key));
   }
 
   @Override
   public boolean setIfAbsent(String key, String value, Duration lease) {
-    return "OK".equals(jedis.set(key, value, SetParams.setParams().nx().px(lease.toMillis())));
+    return "OK".equals(connections.run(jedis -> jedis.set(key, value, SetParams.setParams().nx().px(lease.toMillis()))));
   }
 
   @Override
   public Object eval(RedisScript script, List<String> keys, List<String> args) {
-    try {
-      return jedis.evalsha(script.sha1(), keys, args);
-    } catch (JedisNoScriptException e) {
-      return jedis.eval(script.text(), keys, args);
-    }
+    return connections.run(
+        jedis -> {
+          try {
+            return jedis.evalsha(script.sha1(), keys, args);
+          } catch (JedisNoScriptException e) {
+            return jedis.eval(script.text(), keys, args);
+          }
+        });
   }
 
   @Override
@@ -71,20 +129,21 @@ public final class JedisDriver implements RedisDriver {
     return failure instanceof JedisException;
   }
 
-  /** Nothing of its own to close: the client is the application's. */
+  /** Nothing of its own to close: the client or pool is the application's. */
   @Override
   public void close() {}
 
   private List<CallOutcome> send(RedisScript script, List<ScriptCall> calls, boolean bySha) {
     List<CallOutcome> outcomes = new ArrayList<>(calls.size());
-    AbstractPipeline pipeline;
+    PipelineLease lease;
     try {
-      pipeline = jedis.pipelined();
+      lease = connections.pipeline();
     } catch (RuntimeException noConnection) {
       // No connection to send anything on.
       calls.forEach(call -> outcomes.add(CallOutcome.notRun(noConnection)));
       return outcomes;
     }
+    AbstractPipeline pipeline = lease.pipeline();
     List<Response<Object>> responses = new ArrayList<>(calls.size());
     RuntimeException failure = null;
     try {
@@ -99,6 +158,7 @@ public final class JedisDriver implements RedisDriver {
       failure = e;
     } finally {
       closeQuietly(pipeline);
+      releaseQuietly(lease);
     }
     for (int i = 0; i < calls.size(); i++) {
       outcomes.add(i < responses.size() ? outcomeOf(responses.get(i), failure) : CallOutcome.notRun(failure));
@@ -117,6 +177,15 @@ public final class JedisDriver implements RedisDriver {
     } catch (RuntimeException noAnswer) {
       // Queued, maybe written, never answered: the pipeline's failure says why.
       return CallOutcome.unknown(pipelineFailure != null ? pipelineFailure : noAnswer);
+    }
+  }
+
+  /** A pool refuses a broken connection back ("Could not return the broken resource"): it is gone anyway. */
+  private static void releaseQuietly(PipelineLease lease) {
+    try {
+      lease.release().run();
+    } catch (RuntimeException brokenConnection) {
+      // The pool destroys it; the outcomes already say what became of the calls.
     }
   }
 
