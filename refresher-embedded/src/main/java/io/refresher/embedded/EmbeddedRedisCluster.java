@@ -39,7 +39,14 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
               .initializationTimeout(Duration.ofSeconds(30))
               .build();
       cluster.start();
-      return new EmbeddedRedisCluster(cluster, ports);
+      EmbeddedRedisCluster started = new EmbeddedRedisCluster(cluster, ports);
+      try {
+        started.awaitEveryNodeOk(Duration.ofSeconds(30));
+      } catch (RuntimeException | Error e) {
+        started.close();
+        throw e;
+      }
+      return started;
     } catch (IOException e) {
       throw new UncheckedIOException("could not start an embedded Redis Cluster", e);
     }
@@ -52,6 +59,46 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
 
   public List<Integer> ports() {
     return List.copyOf(ports);
+  }
+
+  /**
+   * Waits until every node says {@code cluster_state:ok} with all 16,384 slots served. The
+   * library's start returns once the slots are assigned, but a node that has not yet heard of the
+   * others' slots answers {@code CLUSTERDOWN} for a moment: a service started then (seen in
+   * RedisClusterIT on a clean clone) found the cluster down.
+   */
+  void awaitEveryNodeOk(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (int port : ports) {
+      String info = "";
+      while (!(info.contains("cluster_state:ok") && info.contains("cluster_slots_ok:16384"))) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              "embedded Redis Cluster node :" + port + " not ok within " + timeout + ": " + info.replace("\r\n", ", "));
+        }
+        info = clusterInfo(port);
+        if (!info.contains("cluster_state:ok")) {
+          pause();
+        }
+      }
+    }
+  }
+
+  private static String clusterInfo(int port) {
+    try (RespConnection node = RespConnection.open(port, Duration.ofSeconds(2))) {
+      return String.valueOf(node.call("CLUSTER", "INFO"));
+    } catch (IOException e) {
+      return "unreachable: " + e.getMessage();
+    }
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(20);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the embedded Redis Cluster", e);
+    }
   }
 
   @Override
