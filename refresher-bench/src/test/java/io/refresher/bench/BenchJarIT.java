@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BenchJarIT {
 
-  private static final Path JAR = Path.of("target/refresher-bench.jar");
+  /** The jar the bench module's package phase writes; refresher-it-default runs this test beside it. */
+  private static final Path JAR = Path.of("..", "refresher-bench", "target", "refresher-bench.jar");
 
   @TempDir Path out;
 

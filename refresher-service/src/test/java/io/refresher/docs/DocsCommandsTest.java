@@ -46,6 +46,18 @@ class DocsCommandsTest {
   }
 
   @Test
+  void aRunnerModule_selectsTheTestsOfTheTestJarItScans() {
+    String selection = " -am verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false -Dit.test=";
+    assertThat(check.problems(new ShownCommand("x.md", 1, ShownCommand.words("mvn -pl refresher-it-timed" + selection + "KeepFreshIT"))))
+        .isEmpty();
+    assertThat(check.problems(new ShownCommand("x.md", 1, ShownCommand.words("mvn -pl refresher-it-timed" + selection + "NoSuchIT"))))
+        .singleElement().asString().contains("NoSuchIT");
+    // The service's own tests are unit tests: it scans no test jar.
+    assertThat(check.problems(new ShownCommand("x.md", 1, ShownCommand.words("mvn -pl refresher-service" + selection + "KeepFreshIT"))))
+        .singleElement().asString().contains("KeepFreshIT");
+  }
+
+  @Test
   void unknownModulesClassesJarsAndOptions_areNamed() {
     assertThat(check.problems(new ShownCommand("x.md", 1, ShownCommand.words("mvn -pl nowhere verify"))))
         .singleElement().asString().contains("nowhere");

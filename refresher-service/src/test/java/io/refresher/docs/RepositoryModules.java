@@ -23,6 +23,8 @@ final class RepositoryModules {
   private static final Pattern FINAL_NAME = Pattern.compile("<finalName>([^<]+)</finalName>");
   private static final Pattern SHADED_JAR = Pattern.compile("<outputFile>\\$\\{project\\.build\\.directory\\}/([^<]+)\\.jar</outputFile>");
   private static final Pattern STRING_LITERAL = Pattern.compile("\"((?:[^\"\\\\\\n]|\\\\.)*)\"");
+  /** A module whose tests a runner module's failsafe scans: {@code io.refresher:<module>:test-jar...}. */
+  private static final Pattern SCANNED_MODULE = Pattern.compile("<dependency>io\\.refresher:([^:<]+):test-jar[^<]*</dependency>");
 
   private final Path root;
   private final Set<String> modules;
@@ -57,16 +59,33 @@ final class RepositoryModules {
     return Optional.empty();
   }
 
-  /** Simple names of the classes in the modules' test sources. */
+  /**
+   * Simple names of the classes in the modules' test sources, and in those of the modules whose
+   * test jar they scan for tests (a runner module has no test sources of its own).
+   */
   Set<String> testClasses(Set<String> inModules) {
     Set<String> names = new LinkedHashSet<>();
-    for (String module : inModules) {
+    for (String module : withScannedModules(inModules)) {
       for (Path file : javaFiles(root.resolve(module).resolve("src/test/java"))) {
         String name = file.getFileName().toString();
         names.add(name.substring(0, name.length() - ".java".length()));
       }
     }
     return names;
+  }
+
+  private Set<String> withScannedModules(Set<String> inModules) {
+    Set<String> all = new LinkedHashSet<>(inModules);
+    for (String module : inModules) {
+      Path pom = root.resolve(module).resolve("pom.xml");
+      if (Files.isRegularFile(pom)) {
+        Matcher scanned = SCANNED_MODULE.matcher(RepositoryRoot.read(pom));
+        while (scanned.find()) {
+          all.add(scanned.group(1));
+        }
+      }
+    }
+    return all;
   }
 
   /** Whether a main or test source file of some module declares the fully qualified class. */

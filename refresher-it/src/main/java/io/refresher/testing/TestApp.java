@@ -1,7 +1,6 @@
 package io.refresher.testing;
 
 import io.dropwizard.testing.ConfigOverride;
-import io.dropwizard.testing.ResourceHelpers;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.refresher.RefresherApplication;
 import io.refresher.wiring.ServiceWiring;
@@ -67,7 +66,7 @@ public final class TestApp {
         new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
     try {
       com.fasterxml.jackson.databind.JsonNode base =
-          yaml.readTree(java.nio.file.Path.of(ResourceHelpers.resourceFilePath("config-test.yml")).toFile());
+          yaml.readTree(TestConfig.file().toFile());
       com.fasterxml.jackson.databind.JsonNode merged = yaml.readerForUpdating(base).readValue(extraYaml);
       java.nio.file.Path file = java.nio.file.Files.createTempFile("config-test-" + name + "-", ".yml");
       file.toFile().deleteOnExit();
@@ -103,7 +102,7 @@ public final class TestApp {
       TestRedis redis,
       Class<? extends RefresherApplication> application,
       String... overrides) {
-    return onConfig(name, database, redis, application, ResourceHelpers.resourceFilePath("config-test.yml"), overrides);
+    return onConfig(name, database, redis, application, TestConfig.file().toString(), overrides);
   }
 
   private static TestApp onConfig(

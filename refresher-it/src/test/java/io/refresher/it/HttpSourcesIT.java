@@ -412,11 +412,16 @@ class HttpSourcesIT {
   }
 
   /** Registers a key (its first refresh runs at once) and returns the value stored. */
+  /**
+   * Registers the key and answers its first value. The registration computes it at once, and when
+   * that first request fails (on a loaded machine, WireMock in this JVM may answer after the
+   * source's timeout) the key is retried with backoff: what the tests here are about comes after.
+   */
   private static String register(String key, String source, Map<String, Object> params, String ttl) throws Exception {
     try (Response response = APP.putKey(key, registration(source, params, ttl))) {
       assertThat(response.getStatus()).as(key + ": " + response.readEntity(String.class)).isEqualTo(201);
     }
-    return APP.get(key);
+    return await("the first value of " + key).atMost(Duration.ofSeconds(15)).until(() -> APP.get(key), java.util.Objects::nonNull);
   }
 
   private static JsonNode status(String key) {

@@ -6,15 +6,14 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.dropwizard.testing.ResourceHelpers;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.refresher.client.protocol.CacheKeys;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.testing.TestApp;
+import io.refresher.testing.TestConfig;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.io.File;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.URI;
@@ -545,7 +544,7 @@ class AdminApiLifecycleIT {
   @Test
   void sources_list_everyConfiguredSourceWithParamTypesAndNoSql() throws Exception {
     JsonNode config =
-        new ObjectMapper(new YAMLFactory()).readTree(new File(ResourceHelpers.resourceFilePath("config-test.yml")));
+        new ObjectMapper(new YAMLFactory()).readTree(TestConfig.file().toFile());
     JsonNode configured = config.get("sources");
     String raw;
     try (Response response = APP.authorized(APP.api("/v1/sources")).get()) {

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.refresher.embedded.FreePorts;
 import io.refresher.testing.RealServers;
+import io.refresher.testing.ServiceProcess;
 import io.refresher.testing.TestDatabase;
 import io.refresher.testing.TestRedis;
 import java.io.IOException;
@@ -32,7 +33,7 @@ import org.redisson.client.codec.StringCodec;
  */
 class ServiceJarIT {
 
-  private static final Path JAR = Path.of("target", "refresher-service.jar");
+  private static final Path JAR = ServiceProcess.JAR;
   private static final Path CONFIG = Path.of("..", "config.yml");
   private static final String TOKEN = "jar-test-token-7f3a9c1e5b";
 

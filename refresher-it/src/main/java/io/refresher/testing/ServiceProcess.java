@@ -29,7 +29,11 @@ import java.util.regex.Pattern;
  */
 public final class ServiceProcess implements AutoCloseable {
 
-  private static final Path JAR = Path.of("target", "refresher-service.jar");
+  /**
+   * The service's runnable jar, as the service module's package phase writes it; the integration
+   * test modules sit beside that module, and their tests run in their own module's directory.
+   */
+  public static final Path JAR = Path.of("..", "refresher-service", "target", "refresher-service.jar");
   private static final Set<ServiceProcess> RUNNING = ConcurrentHashMap.newKeySet();
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
