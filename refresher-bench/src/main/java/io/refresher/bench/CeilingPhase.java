@@ -641,11 +641,19 @@ final class CeilingPhase implements Phase {
       return thread;
     }
 
-    /** Warm-up, then the measured window; the threads stop by themselves once it is over. */
+    /**
+     * Warm-up, then the measured window; the threads stop by themselves once it is over. The window
+     * lasts its time and, past it, until {@link #MIN_COUNTED} operations were counted in it (at
+     * most {@link #MAX_EXTENSION} more): a short window on a machine whose CPU other work took
+     * (the smoke run beside the tests) counted none, and the rate of nothing is no ceiling.
+     */
     private final class Window {
+      private static final long MIN_COUNTED = 10;
+      private static final long MAX_EXTENSION = TimeUnit.SECONDS.toNanos(30);
       private final long start = System.nanoTime();
       private final long measureFrom;
       private final long end;
+      private volatile boolean closed;
 
       Window(Duration warmUp, Duration each) {
         measureFrom = start + warmUp.toNanos();
@@ -653,7 +661,7 @@ final class CeilingPhase implements Phase {
       }
 
       boolean over() {
-        return System.nanoTime() - end >= 0 || failure.get() != null;
+        return closed || failure.get() != null;
       }
 
       Measured measure(LongAdder done, List<Thread> threads, LongAdder batches) throws Exception {
@@ -661,8 +669,12 @@ final class CeilingPhase implements Phase {
         long before = done.sum();
         long from = System.nanoTime();
         sleepUntil(end);
+        while (done.sum() - before < MIN_COUNTED && System.nanoTime() - end < MAX_EXTENSION && failure.get() == null) {
+          TimeUnit.MILLISECONDS.sleep(10);
+        }
         long after = done.sum();
         long to = System.nanoTime();
+        closed = true;
         for (Thread thread : threads) {
           thread.join(30_000);
           if (thread.isAlive()) {

@@ -97,7 +97,10 @@ public final class ThroughputPhase implements Phase {
       service.metrics().getMeters((name, metric) -> name.startsWith("refresher.refresh.") || name.startsWith("refresher.prewarm"))
           .forEach((name, meter) -> System.out.println("  " + name + " " + meter.getCount()));
 
-      double ceiling = report.ceiling() == null ? 10_000 : report.ceiling().refreshesPerSecond();
+      // Without a ceiling measured in this run (the phase not run, or it counted nothing), the
+      // steps' rates are fractions of 10,000 refreshes/s.
+      double ceiling =
+          report.ceiling() == null || !(report.ceiling().refreshesPerSecond() > 0) ? 10_000 : report.ceiling().refreshesPerSecond();
       List<Double> fractions =
           System.getProperty("bench.fractions") != null
               ? java.util.Arrays.stream(System.getProperty("bench.fractions").split(",")).map(Double::valueOf).toList()
