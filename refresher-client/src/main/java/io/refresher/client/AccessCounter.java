@@ -47,10 +47,18 @@ public final class AccessCounter implements AutoCloseable {
   /**
    * Counts since the counter was built; {@code recorded = flushed + dropped + unconfirmed + still
    * pending}. {@code unconfirmed}: reads whose write was sent but not answered (a timeout, a closed
-   * connection), which Redis may or may not have added; they are not sent again.
+   * connection), which Redis may or may not have added; they are not sent again. {@code
+   * failing}: whether the latest flush that had something to write failed (a health check's
+   * signal: reads are not reaching the service).
    */
   public record Stats(
-      long recorded, long flushed, long dropped, long unconfirmed, long flushFailures, int pendingKeys) {}
+      long recorded,
+      long flushed,
+      long dropped,
+      long unconfirmed,
+      long flushFailures,
+      int pendingKeys,
+      boolean failing) {}
 
   private final PendingCounts pending;
   private final AccessBucketWriter writer;
@@ -169,7 +177,8 @@ public final class AccessCounter implements AutoCloseable {
         dropped.sum(),
         unconfirmed.sum(),
         flushFailures.sum(),
-        pending.pendingKeys());
+        pending.pendingKeys(),
+        failing);
   }
 
   static Duration checkedFlushInterval(Duration flushInterval) {

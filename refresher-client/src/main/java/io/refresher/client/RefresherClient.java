@@ -32,9 +32,14 @@ public final class RefresherClient implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RefresherClient.class);
   private static final Duration WARNING_INTERVAL = Duration.ofSeconds(30);
 
-  /** The access counter's figures, and how often values were computed here and why. */
+  /**
+   * The access counter's figures, and how often values were computed here and why. {@code
+   * misses}: reads that found no value in Redis ({@code get(key)} returning null, {@code get(key,
+   * ttl, loader)} having to load).
+   */
   public record Stats(
       AccessCounter.Stats access,
+      long misses,
       long loaderRuns,
       long earlyRecomputations,
       long fallbacks,
@@ -51,6 +56,7 @@ public final class RefresherClient implements AutoCloseable {
   private final RateLimitedWarning redisWarning = new RateLimitedWarning(LOG, WARNING_INTERVAL);
   private final AtomicBoolean closed = new AtomicBoolean();
 
+  private final LongAdder misses = new LongAdder();
   private final LongAdder loaderRuns = new LongAdder();
   private final LongAdder earlyRecomputations = new LongAdder();
   private final LongAdder fallbacks = new LongAdder();
@@ -103,7 +109,11 @@ public final class RefresherClient implements AutoCloseable {
    */
   public String get(String key) {
     counter.record(key);
-    return store.get(key);
+    String value = store.get(key);
+    if (value == null) {
+      misses.increment();
+    }
+    return value;
   }
 
   /**
@@ -139,10 +149,39 @@ public final class RefresherClient implements AutoCloseable {
     }
     return switch (ReadDecision.of(stored, earlyRecompute::shouldRecompute)) {
       case SERVE -> stored.value();
-      case LOAD -> loadOnce(key, ttl, loader);
+      case LOAD -> {
+        misses.increment();
+        yield loadOnce(key, ttl, loader);
+      }
       case RECOMPUTE_EXPIRED -> recomputeIfFirst(key, ttl, loader, stored.value(), false);
       case RECOMPUTE_EARLY -> recomputeIfFirst(key, ttl, loader, stored.value(), true);
     };
+  }
+
+  /**
+   * Caches {@code value} under {@code key} for {@code ttl}, as a loader's value would be: under
+   * the write rule, so a fresh value the service keeps is not overwritten (then false). For
+   * caches that compute a value outside {@link #get(String, Duration, Loader)} (Spring's {@code
+   * Cache.put}). {@code computeTime}, how long the value took to compute, drives XFetch's early
+   * recomputation; zero turns it off for this value. Redis errors propagate.
+   */
+  public boolean put(String key, String value, Duration ttl, Duration computeTime) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    if (ttl == null || ttl.toMillis() < 1) {
+      throw new IllegalArgumentException("ttl must be at least 1 ms, was " + ttl);
+    }
+    long deltaMillis = computeTime == null ? 0 : Math.max(0, computeTime.toMillis());
+    return store.write(key, new ValueStore.Written(value, ttl.toMillis(), deltaMillis));
+  }
+
+  /**
+   * Deletes the value of {@code key} (an application's eviction, Spring's {@code Cache.evict}):
+   * whether there was one. Its metadata stays, so a key the service keeps is refreshed again on
+   * its schedule; until then reads miss and load. Redis errors propagate.
+   */
+  public boolean evict(String key) {
+    return driver.delete(Objects.requireNonNull(key, "key"));
   }
 
   /**
@@ -161,6 +200,7 @@ public final class RefresherClient implements AutoCloseable {
   public Stats stats() {
     return new Stats(
         counter.stats(),
+        misses.sum(),
         loaderRuns.sum(),
         earlyRecomputations.sum(),
         fallbacks.sum(),

@@ -29,6 +29,11 @@ class AccessCounterAccountingTest {
     }
 
     @Override
+    public boolean delete(String key) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public Object eval(RedisScript script, List<String> keys, List<String> args) {
       throw new UnsupportedOperationException();
     }

@@ -74,7 +74,7 @@ public abstract class DriverContract {
   }
 
   @Test
-  void getAndSetIfAbsent_areRedissOwn() throws IOException {
+  void getSetIfAbsentAndDelete_areRedissOwn() throws IOException {
     RedisDriver driver = driver(redis.port());
     call("SET", "greeting", "grüß dich");
 
@@ -84,6 +84,9 @@ public abstract class DriverContract {
     assertThat(driver.setIfAbsent("lock", "theirs", Duration.ofSeconds(10))).isFalse();
     assertThat(call("GET", "lock")).isEqualTo("mine");
     assertThat((Long) call("PTTL", "lock")).isBetween(1L, 10_000L);
+    assertThat(driver.delete("lock")).isTrue();
+    assertThat(driver.delete("lock")).as("deleted already").isFalse();
+    assertThat(call("EXISTS", "lock")).isEqualTo(0L);
   }
 
   @Test

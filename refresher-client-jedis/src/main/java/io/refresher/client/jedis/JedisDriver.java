@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Response;
@@ -97,6 +98,44 @@ public final class JedisDriver implements RedisDriver {
         });
   }
 
+  /** A connection lent for one call or one pipeline, given back by {@link #close()}. */
+  public interface JedisLease extends AutoCloseable {
+    Jedis jedis();
+
+    @Override
+    void close();
+  }
+
+  /**
+   * A driver on connections the application lends from a pool of its own (Spring's {@code
+   * JedisConnectionFactory}, say), which {@link #close()} leaves open: each call borrows one
+   * lease and gives it back. {@code lender} throws a {@link JedisException} when it has no
+   * connection to lend.
+   */
+  public static JedisDriver lending(Supplier<JedisLease> lender) {
+    Objects.requireNonNull(lender, "lender");
+    return new JedisDriver(
+        new Connections() {
+          @Override
+          public <T> T run(Function<JedisCommands, T> command) {
+            try (JedisLease lease = lender.get()) {
+              return command.apply(lease.jedis());
+            }
+          }
+
+          @Override
+          public PipelineLease pipeline() {
+            JedisLease lease = lender.get();
+            try {
+              return new PipelineLease(lease.jedis().pipelined(), lease::close);
+            } catch (RuntimeException e) {
+              lease.close();
+              throw e;
+            }
+          }
+        });
+  }
+
   @Override
   public String get(String key) {
     return connections.run(jedis -> jedis.get(key));
@@ -105,6 +144,11 @@ public final class JedisDriver implements RedisDriver {
   @Override
   public boolean setIfAbsent(String key, String value, Duration lease) {
     return "OK".equals(connections.run(jedis -> jedis.set(key, value, SetParams.setParams().nx().px(lease.toMillis()))));
+  }
+
+  @Override
+  public boolean delete(String key) {
+    return connections.run(commands -> commands.del(key)) > 0;
   }
 
   @Override

@@ -119,6 +119,11 @@ public final class LettuceDriver implements RedisDriver {
   }
 
   @Override
+  public boolean delete(String key) {
+    return sync.del(key) > 0;
+  }
+
+  @Override
   public Object eval(RedisScript script, List<String> keys, List<String> args) {
     String[] keyArray = keys.toArray(String[]::new);
     String[] argArray = args.toArray(String[]::new);

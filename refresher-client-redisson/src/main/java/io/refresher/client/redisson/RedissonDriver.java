@@ -74,6 +74,11 @@ public final class RedissonDriver implements RedisDriver {
   }
 
   @Override
+  public boolean delete(String key) {
+    return redisson.getBucket(key, StringCodec.INSTANCE).delete();
+  }
+
+  @Override
   public Object eval(RedisScript script, List<String> keys, List<String> args) {
     // Redisson sends the text (EVAL), or EVALSHA when the client's useScriptCache is set.
     Object reply =

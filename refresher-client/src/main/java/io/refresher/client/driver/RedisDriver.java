@@ -23,6 +23,9 @@ public interface RedisDriver extends AutoCloseable {
    */
   boolean setIfAbsent(String key, String value, Duration lease);
 
+  /** {@code DEL key}: whether there was a key to delete. */
+  boolean delete(String key);
+
   /**
    * Runs {@code script} on {@code keys} (one slot) with {@code args}: {@code EVALSHA}, and {@code
    * EVAL} when Redis does not have the script yet. The reply is a {@link Long} for an integer
