@@ -43,16 +43,28 @@ public final class ClientRuntimes {
     }
   }
 
+  private static boolean pythonReady;
+  private static boolean nodeReady;
+
   private ClientRuntimes() {}
 
-  /** Debian's Python with redis-py and pytest, installed when missing. */
-  public static String python() {
-    install("python");
+  /** Debian's Python with redis-py and pytest, installed when missing (checked once per JVM). */
+  public static synchronized String python() {
+    if (!pythonReady) {
+      install("python");
+      pythonReady = true;
+    }
     return PYTHON;
   }
 
-  /** Node and npm, installed when missing, and the Node client's packages ({@code npm ci}). */
+  /**
+   * Node and npm, installed when missing, and the Node client's packages ({@code npm ci}),
+   * checked once per JVM.
+   */
   public static synchronized String node() {
+    if (nodeReady) {
+      return "node";
+    }
     install("node");
     Path lock = NODE_CLIENT.resolve("node_modules/.package-lock.json");
     try (FileChannel channel = FileChannel.open(ROOT.resolve("clients/.npm-ci.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
@@ -64,6 +76,7 @@ public final class ClientRuntimes {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    nodeReady = true;
     return "node";
   }
 

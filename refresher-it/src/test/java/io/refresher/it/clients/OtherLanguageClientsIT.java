@@ -92,6 +92,10 @@ class OtherLanguageClientsIT {
 
   @BeforeAll
   static void start() throws Exception {
+    // Installed first (apt-get, npm ci: tens of seconds on a fresh machine), not inside a test's
+    // timed part.
+    ClientRuntimes.python();
+    ClientRuntimes.node();
     service = ServiceJarForClients.start("other_clients", TTL);
     redisson = service.redis().connect();
     javaClient = RefresherClient.builder(RedissonDriver.of(redisson)).build();
@@ -118,7 +122,15 @@ class OtherLanguageClientsIT {
     CompletableFuture<JsonNode> warmUp =
         CompletableFuture.supplyAsync(() -> drive(language, "reads", "--key", key, "--rate", "50", "--seconds", "8"));
     long start = System.nanoTime();
-    await(key + " in GET /v1/hot").atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(100)).until(() -> service.isHot(key));
+    await(key + " in GET /v1/hot")
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> {
+          if (warmUp.isCompletedExceptionally()) {
+            warmUp.join(); // the driver's own failure, rather than a key that never became hot
+          }
+          return service.isHot(key);
+        });
     long hotAfterMillis = (System.nanoTime() - start) / 1_000_000;
     warmUp.get();
 
