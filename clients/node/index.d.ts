@@ -68,10 +68,14 @@ export interface AccessStats {
   flushFailures: number;
   /** Distinct keys waiting for the next flush. */
   pendingKeys: number;
+  /** Whether the latest flush that had something to write failed (reads are not reaching the service). */
+  failing: boolean;
 }
 
 export interface Stats {
   access: AccessStats;
+  /** Reads that found no value: get(key) returning null, get(key, {ttlMs, loader}) having to load. */
+  misses: number;
   /** Loader calls by this client. */
   loaderRuns: number;
   /** Loader runs started by XFetch. */

@@ -31,7 +31,7 @@ export class AccessCounter {
   #timer = null;
   /** The flush running or last run: flushes are chained, never overlapping. */
   #flushing = Promise.resolve(true);
-  /** Whether the last flush failed: one warning per streak, an info line on recovery. */
+  /** Whether the latest flush that had something to write failed: one warning per streak, an info line on recovery. */
   #failing = false;
   #earlyFlushQueued = false;
   #closed = false;
@@ -105,9 +105,9 @@ export class AccessCounter {
     return lost;
   }
 
-  /** recorded, flushed, dropped, unconfirmed, flushFailures, pendingKeys: Java's AccessCounter.Stats. */
+  /** recorded, flushed, dropped, unconfirmed, flushFailures, pendingKeys, failing: Java's AccessCounter.Stats. */
   stats() {
-    return { ...this.#counts, pendingKeys: this.#pending.pendingKeys() };
+    return { ...this.#counts, pendingKeys: this.#pending.pendingKeys(), failing: this.#failing };
   }
 
   async #flushOnce() {

@@ -33,7 +33,7 @@ export class RefresherClient {
   #logger;
   #redisWarning;
   #closed = null;
-  #counts = { loaderRuns: 0, earlyRecomputations: 0, fallbacks: 0, degradedLoads: 0 };
+  #counts = { misses: 0, loaderRuns: 0, earlyRecomputations: 0, fallbacks: 0, degradedLoads: 0 };
 
   /**
    * A client on the application's own connected node-redis client (createClient() or
@@ -79,7 +79,11 @@ export class RefresherClient {
     }
     if (options === undefined) {
       this.#counter.record(key);
-      return this.#store.get(key);
+      const value = await this.#store.get(key);
+      if (value === null) {
+        this.#counts.misses++;
+      }
+      return value;
     }
     const { ttlMs, loader } = options;
     if (typeof loader !== 'function') {
@@ -100,6 +104,7 @@ export class RefresherClient {
       case ReadDecision.SERVE:
         return stored.value;
       case ReadDecision.LOAD:
+        this.#counts.misses++;
         return this.#loadOnce(key, ttlMillis, loader);
       case ReadDecision.RECOMPUTE_EXPIRED:
         return this.#recomputeIfFirst(key, ttlMillis, loader, stored.value, false);
@@ -118,7 +123,10 @@ export class RefresherClient {
     return this.#counter.flush();
   }
 
-  /** The counter's figures (access) and how often values were computed here, and why. */
+  /**
+   * The counter's figures (access), the reads that found no value (misses: get(key) returning
+   * null, get(key, {ttlMs, loader}) having to load), and how often values were computed here, and why.
+   */
   stats() {
     return { access: this.#counter.stats(), ...this.#counts };
   }

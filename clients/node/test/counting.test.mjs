@@ -40,7 +40,7 @@ test('counts land in the bucket of their shard and second, with a 60 s TTL', asy
     const ttl = await admin.ttl(bucket);
     assert.ok(ttl > 50 && ttl <= 60, `TTL of ${bucket}: ${ttl}`);
   }
-  assert.deepEqual(client.stats().access, { recorded: 5, flushed: 5, dropped: 0, unconfirmed: 0, flushFailures: 0, pendingKeys: 0 });
+  assert.deepEqual(client.stats().access, { recorded: 5, flushed: 5, dropped: 0, unconfirmed: 0, flushFailures: 0, pendingKeys: 0, failing: false });
   assert.equal(await client.close(), 0);
 });
 
@@ -66,7 +66,7 @@ test('memory is bounded: reads of new keys beyond maxPendingKeys are dropped and
   const keys = [0, 1, 2, 3, 4].map((i) => uniqueKey(`bounded${i}`));
   for (const key of keys) client.record(key);
   client.record(keys[0]); // a pending key still counts
-  assert.deepEqual(client.stats().access, { recorded: 6, flushed: 0, dropped: 2, unconfirmed: 0, flushFailures: 0, pendingKeys: 3 });
+  assert.deepEqual(client.stats().access, { recorded: 6, flushed: 0, dropped: 2, unconfirmed: 0, flushFailures: 0, pendingKeys: 3, failing: false });
 
   assert.equal(await client.flush(), true);
 
@@ -94,18 +94,20 @@ test('a flush whose answer is lost (Redis paused past the command timeout) count
   const complete = await client.flush();
 
   assert.equal(complete, false, 'the flush did not complete');
-  assert.deepEqual(client.stats().access, { recorded: 6, flushed: 0, dropped: 0, unconfirmed: 6, flushFailures: 1, pendingKeys: 0 });
+  assert.deepEqual(client.stats().access, { recorded: 6, flushed: 0, dropped: 0, unconfirmed: 6, flushFailures: 1, pendingKeys: 0, failing: true });
   assert.equal(logger.lines.warn.length, 1, 'one warning for the failing streak');
   assert.match(logger.lines.warn[0], /6 reads unconfirmed/);
 
   // Redis runs the calls once the pause ends; nothing sends them again.
   await until(async () => (await admin.hGet(bucketOf(hot, now), hot)) === '4', 5000, 'the paused calls to run');
+  assert.equal(await client.flush(), true, 'nothing pending');
+  assert.equal(client.stats().access.failing, true, 'an empty flush changes nothing');
   client.record(hot);
   assert.equal(await client.flush(), true);
   await sleep(200);
   assert.equal(await admin.hGet(bucketOf(hot, now), hot), '5', 'each read once: 4 unconfirmed, then 1 flushed');
   assert.equal(await admin.hGet(bucketOf(other, now), other), '2');
-  assert.deepEqual(client.stats().access, { recorded: 7, flushed: 1, dropped: 0, unconfirmed: 6, flushFailures: 1, pendingKeys: 0 });
+  assert.deepEqual(client.stats().access, { recorded: 7, flushed: 1, dropped: 0, unconfirmed: 6, flushFailures: 1, pendingKeys: 0, failing: false });
   assert.equal(logger.lines.info.length, 1, 'recovery is logged');
   await client.close();
 });
@@ -122,7 +124,7 @@ test('a flush Redis surely did not run (connection down, offline queue) is kept 
   proxy.cut(); // node-redis reconnects, is refused, and keeps commands in its offline queue meanwhile
   await until(() => !redis.isReady, 2000, 'the client to see its connection gone');
   assert.equal(await client.flush(), false);
-  assert.deepEqual(client.stats().access, { recorded: 3, flushed: 0, dropped: 0, unconfirmed: 0, flushFailures: 1, pendingKeys: 1 });
+  assert.deepEqual(client.stats().access, { recorded: 3, flushed: 0, dropped: 0, unconfirmed: 0, flushFailures: 1, pendingKeys: 1, failing: true });
 
   await proxy.restore();
   await until(() => redis.isReady, 5000, 'the client to reconnect');
@@ -130,7 +132,7 @@ test('a flush Redis surely did not run (connection down, offline queue) is kept 
   assert.equal(await admin.hGet(bucketOf(key, now), key), null, 'the aborted calls were not written after the reconnect');
   assert.equal(await client.flush(), true);
   assert.equal(await admin.hGet(bucketOf(key, now), key), '3');
-  assert.deepEqual(client.stats().access, { recorded: 3, flushed: 3, dropped: 0, unconfirmed: 0, flushFailures: 1, pendingKeys: 0 });
+  assert.deepEqual(client.stats().access, { recorded: 3, flushed: 3, dropped: 0, unconfirmed: 0, flushFailures: 1, pendingKeys: 0, failing: false });
   await client.close();
 });
 
@@ -160,5 +162,6 @@ test('closing with Redis unreachable resolves with the reads not reported, and l
   assert.match(logger.lines.warn.at(-1), /2 reads were not reported/);
   const s = client.stats().access;
   assert.equal(s.dropped, 2);
+  assert.equal(s.failing, true);
   assert.equal(s.recorded, s.flushed + s.dropped + s.unconfirmed + s.pendingKeys);
 });

@@ -69,6 +69,24 @@ test('a value already there is served without the loader', async () => {
   await client.close();
 });
 
+test('misses are the reads that found no value: get(key) of an absent key and a load count, a hit does not', async () => {
+  const admin = await connect();
+  const client = new RefresherClient(await connect(), { logger: silentLogger });
+  const present = uniqueKey('present');
+  const cold = uniqueKey('cold');
+  await admin.set(present, 'here');
+  assert.equal(await client.get(present), 'here');
+  assert.equal(await client.get(present, { ttlMs: 60_000, loader: () => 'never' }), 'here');
+  assert.equal(client.stats().misses, 0, 'hits are not misses');
+
+  assert.equal(await client.get(uniqueKey('absent')), null);
+  assert.equal(await client.get(cold, { ttlMs: 60_000, loader: () => 'loaded' }), 'loaded');
+  assert.equal(await client.get(cold, { ttlMs: 60_000, loader: () => 'again' }), 'loaded');
+  assert.equal(client.stats().misses, 2);
+  assert.equal(client.stats().loaderRuns, 1);
+  await client.close();
+});
+
 /** A client's value (epoch 0) that expires in expiresInMs by Redis's clock, computed in deltaMs. */
 async function clientValue(admin, key, value, expiresInMs, deltaMs) {
   const now = await redisMillis(admin);

@@ -107,9 +107,12 @@ def test_a_call_whose_answer_is_lost_is_counted_once_and_reported_unconfirmed(re
             assert proxy.dropped == 1
             stats = client.stats().access
             assert (stats.flushed, stats.unconfirmed, stats.pending_keys, stats.flush_failures) == (0, 5, 0, 1)
+            assert stats.failing
             assert client.flush(), "nothing left to send: not sent again"
+            assert client.stats().access.failing, "an empty flush changes nothing"
             client.record("once")
             assert client.flush(), "the next flush, on a new connection"
+            assert not client.stats().access.failing
     finally:
         proxy.close()
     # Redis ran the call whose answer was lost, once; the later read is added to it.
@@ -122,6 +125,7 @@ def test_a_flush_timing_out_on_a_paused_redis_is_never_sent_again(redis, redis_u
         for _ in range(5):
             client.record("paused")
         assert client.flush()
+        assert not client.stats().access.failing
         for _ in range(3):
             client.record("paused")
         redis.execute_command("CLIENT", "PAUSE", 1500)
@@ -129,10 +133,14 @@ def test_a_flush_timing_out_on_a_paused_redis_is_never_sent_again(redis, redis_u
         assert not client.flush(), "the answer came after the socket timeout"
         assert time.monotonic() - started < 1.4
         stats = client.stats().access
-        assert (stats.flushed, stats.unconfirmed, stats.pending_keys) == (5, 3, 0)
+        assert (stats.flushed, stats.unconfirmed, stats.pending_keys, stats.failing) == (5, 3, 0, True)
         time.sleep(1.7)  # the pause is over: whatever Redis received has run
         assert client.flush()
         assert settled(client)
+        assert client.stats().access.failing, "nothing was pending: an empty flush changes nothing"
+        client.record("after the pause")
+        assert client.flush()
+        assert not client.stats().access.failing
     # The 3 unconfirmed reads are in Redis once or not at all (redis-py closed the connection on
     # the timeout), never twice: the flush was not sent again.
     assert counted_reads(redis, "paused") in (5, 8)
@@ -148,6 +156,7 @@ def test_with_redis_unreachable_counts_wait_and_close_reports_them(caplog):
         assert not client.flush()
         stats = client.stats().access
         assert (stats.flushed, stats.unconfirmed, stats.pending_keys, stats.flush_failures) == (0, 0, 1, 1)
+        assert stats.failing
         with caplog.at_level(logging.WARNING, logger="refresher"):
             assert client.close() == 4
         assert "4 reads were not reported" in caplog.text

@@ -33,6 +33,25 @@ def test_counts_and_plain_reads(redis, redis_url):
     assert counted_reads(redis, "banner:home") == 2 and counted_reads(redis, "absent") == 1
 
 
+def test_misses_are_the_reads_that_found_no_value(redis, redis_url):
+    redis.set("present", "here")
+
+    async def scenario():
+        app = redis_asyncio.Redis.from_url(redis_url, decode_responses=True)
+        async with AsyncRefresherClient(app, flush_interval=60) as client:
+            hits = [await client.get("present"), await client.get("present", 60, lambda: "never")]
+            misses_after_hits = client.stats().misses
+            absent = await client.get("absent")
+            loaded = [await client.get("cold", 60, lambda: "loaded"), await client.get("cold", 60, lambda: "again")]
+            stats = client.stats()
+        await app.close()
+        return hits, misses_after_hits, absent, loaded, stats
+
+    hits, misses_after_hits, absent, loaded, stats = run(scenario())
+    assert (hits, misses_after_hits, absent, loaded) == (["here", "here"], 0, None, ["loaded", "loaded"])
+    assert (stats.misses, stats.loader_runs) == (2, 1)
+
+
 def test_the_flusher_task_flushes_on_its_own(redis, redis_url):
     async def scenario():
         app = redis_asyncio.Redis.from_url(redis_url)
@@ -127,7 +146,8 @@ def test_with_redis_down_the_loader_is_called_directly():
         value = await client.get("k", 60, lambda: "loaded")
         stats = client.stats()
         lost = await client.close()
-        return value, stats, lost
+        return value, stats, lost, client.stats().access.failing
 
-    value, stats, lost = run(scenario())
+    value, stats, lost, failing = run(scenario())
     assert (value, stats.degraded_loads, lost) == ("loaded", 1, 1)
+    assert not stats.access.failing and failing, "the flush at close failed"

@@ -31,6 +31,19 @@ def test_plain_get_counts_hits_and_misses(redis, redis_url):
     assert counted_reads(redis, "banner:home") == 1 and counted_reads(redis, "absent") == 1
 
 
+def test_misses_are_the_reads_that_found_no_value(redis, redis_url):
+    redis.set("present", "here")
+    with RefresherClient(redis_module.Redis.from_url(redis_url), flush_interval=60) as client:
+        assert client.get("present") == "here"
+        assert client.get("present", 60, lambda: "never") == "here"
+        assert client.stats().misses == 0, "hits are not misses"
+        assert client.get("absent") is None
+        assert client.get("cold", 60, lambda: "loaded") == "loaded"
+        assert client.get("cold", 60, lambda: "again") == "loaded"
+        stats = client.stats()
+    assert (stats.misses, stats.loader_runs) == (2, 1)
+
+
 def test_eight_threads_on_a_cold_key_run_the_loader_once(redis, redis_url):
     loads = []
     start = threading.Barrier(8)

@@ -35,9 +35,10 @@ export async function usage(): Promise<void> {
   client.record('product:44');
   const complete: boolean = await client.flush();
   const stats: Stats = client.stats();
-  const pending: number = stats.access.pendingKeys + stats.loaderRuns + stats.earlyRecomputations + stats.fallbacks + stats.degradedLoads;
+  const pending: number = stats.access.pendingKeys + stats.misses + stats.loaderRuns + stats.earlyRecomputations + stats.fallbacks + stats.degradedLoads;
+  const failing: boolean = stats.access.failing;
   const unreported: number = await client.close();
-  console.log(plain, loaded, syncLoaded, complete, pending, unreported);
+  console.log(plain, loaded, syncLoaded, complete, pending, failing, unreported);
 
   // @ts-expect-error a loader returns a string or null
   await client.get('k', { ttlMs: 1, loader: () => 42 });

@@ -38,7 +38,9 @@ SHUTDOWN_WAIT = 10.0
 @dataclass(frozen=True)
 class AccessStats:
     """Counts since the counter was built. ``unconfirmed``: reads whose write was sent but not
-    answered (a timeout, a closed connection), which Redis may or may not have added."""
+    answered (a timeout, a closed connection), which Redis may or may not have added. ``failing``:
+    whether the latest flush that had something to write failed (reads are not reaching the
+    service)."""
 
     recorded: int
     flushed: int
@@ -46,6 +48,7 @@ class AccessStats:
     unconfirmed: int
     flush_failures: int
     pending_keys: int
+    failing: bool
 
 
 def checked_flush_interval(value) -> float:
@@ -97,6 +100,7 @@ class _CounterBooks:
                 self._unconfirmed,
                 self._flush_failures,
                 self._pending.pending_keys,
+                self._failing,
             )
 
     def _request_early_flush(self) -> None:

@@ -81,7 +81,10 @@ class AsyncRefresherClient:
         """
         if ttl is None and loader is None:
             self._counter.record(key)
-            return await self._store.get(key)
+            value = await self._store.get(key)
+            if value is None:
+                self._figures.add("misses")
+            return value
         if ttl is None or loader is None:
             raise TypeError("get(key, ttl, loader) needs both ttl and loader (or neither, for a plain read)")
         if not callable(loader):
@@ -98,6 +101,7 @@ class AsyncRefresherClient:
         if decision is ReadDecision.SERVE:
             return stored.value
         if decision is ReadDecision.LOAD:
+            self._figures.add("misses")
             return await self._load_once(key, ttl_ms, loader)
         return await self._recompute_if_first(
             key, ttl_ms, loader, stored.value, early=decision is ReadDecision.RECOMPUTE_EARLY

@@ -76,7 +76,10 @@ class RefresherClient:
         """
         if ttl is None and loader is None:
             self._counter.record(key)
-            return self._store.get(key)
+            value = self._store.get(key)
+            if value is None:
+                self._figures.add("misses")
+            return value
         if ttl is None or loader is None:
             raise TypeError("get(key, ttl, loader) needs both ttl and loader (or neither, for a plain read)")
         if not callable(loader):
@@ -93,6 +96,7 @@ class RefresherClient:
         if decision is ReadDecision.SERVE:
             return stored.value
         if decision is ReadDecision.LOAD:
+            self._figures.add("misses")
             return self._load_once(key, ttl_ms, loader)
         return self._recompute_if_first(
             key, ttl_ms, loader, stored.value, early=decision is ReadDecision.RECOMPUTE_EARLY

@@ -10,8 +10,10 @@ from refresher.access_counter import AccessStats
 class Stats:
     """The access counter's figures, and how often values were computed here and why."""
 
-    #: recorded, flushed, dropped, unconfirmed, flush_failures, pending_keys
+    #: recorded, flushed, dropped, unconfirmed, flush_failures, pending_keys, failing
     access: AccessStats
+    #: reads that found no value: get(key) returning None, get(key, ttl, loader) having to load
+    misses: int
     #: loader calls by this client
     loader_runs: int
     #: loader runs started by XFetch
@@ -23,10 +25,11 @@ class Stats:
 
 
 class LoadFigures:
-    """The loader counts, bumped from any thread."""
+    """The misses and loader counts, bumped from any thread."""
 
     def __init__(self):
         self._lock = threading.Lock()
+        self.misses = 0
         self.loader_runs = 0
         self.early_recomputations = 0
         self.fallbacks = 0
@@ -38,4 +41,6 @@ class LoadFigures:
 
     def stats(self, access: AccessStats) -> Stats:
         with self._lock:
-            return Stats(access, self.loader_runs, self.early_recomputations, self.fallbacks, self.degraded_loads)
+            return Stats(
+                access, self.misses, self.loader_runs, self.early_recomputations, self.fallbacks, self.degraded_loads
+            )
