@@ -31,3 +31,18 @@ export function redisUrl() {
   }
   return url;
 }
+
+/**
+ * A node of the test Redis Cluster (three masters), for test/cluster.test.mjs. Missing, those
+ * tests fail (never skip), for the same reason.
+ */
+export function redisClusterUrl() {
+  const url = process.env.REFRESHER_TEST_REDIS_CLUSTER_URL;
+  if (!url) {
+    throw new Error(
+      'REFRESHER_TEST_REDIS_CLUSTER_URL is not set: the cluster tests need a node of a real Redis Cluster ' +
+        '(6.2 or later, several masters), e.g. REFRESHER_TEST_REDIS_CLUSTER_URL=redis://127.0.0.1:7000 npm test',
+    );
+  }
+  return url;
+}

@@ -2,6 +2,7 @@ package io.refresher.it.clients;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.refresher.embedded.EmbeddedRedisCluster;
 import io.refresher.testing.ClientRuntimes;
 import io.refresher.testing.RealServers;
 import io.refresher.testing.TestRedis;
@@ -15,21 +16,27 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Node client's own suite ({@code npm test}: its type check and node's test runner) on a real
- * Redis: the conformance corpus, the counting, the flush, the single flight, the docs' example.
- * Every test must pass and none may skip.
+ * Redis and a real three-master Redis Cluster: the conformance corpus, the counting, the flush, the
+ * single flight, the docs' example. Every test must pass and none may skip.
  */
 class NodeClientIT {
 
   private static TestRedis redis;
+  private static EmbeddedRedisCluster cluster;
 
   @BeforeAll
   static void redis() {
     redis = RealServers.newRedis();
+    cluster = EmbeddedRedisCluster.start();
   }
 
   @AfterAll
   static void stop() {
-    redis.close();
+    try {
+      redis.close();
+    } finally {
+      cluster.close();
+    }
   }
 
   @Test
@@ -39,7 +46,9 @@ class NodeClientIT {
         ClientRuntimes.run(
             List.of("npm", "test", "--silent"),
             ClientRuntimes.NODE_CLIENT,
-            Map.of("REFRESHER_TEST_REDIS_URL", redis.url()),
+            Map.of(
+                "REFRESHER_TEST_REDIS_URL", redis.url(),
+                "REFRESHER_TEST_REDIS_CLUSTER_URL", "redis://127.0.0.1:" + cluster.ports().get(0)),
             Duration.ofMinutes(5));
     LoggerFactory.getLogger(NodeClientIT.class).info("npm test:\n{}", run.output());
     run.requireSuccess();
