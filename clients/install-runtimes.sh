@@ -4,7 +4,7 @@
 #
 #   clients/install-runtimes.sh python   /usr/bin/python3 with redis-py and pytest
 #                                        (python3, python3-redis, python3-pytest)
-#   clients/install-runtimes.sh node     node >= 18 and npm (nodejs, npm)
+#   clients/install-runtimes.sh node     node >= 18.19 (node-redis 5's floor) and npm (nodejs, npm)
 #
 # Exits 0 when everything is there (installing nothing), non-zero with the reason when it cannot
 # install: the tests then fail, they never skip. Concurrent runs (test forks) take turns.
@@ -17,7 +17,7 @@ missing() {
     python) /usr/bin/python3 -c 'import redis, pytest' >/dev/null 2>&1 || echo "python3 python3-redis python3-pytest" ;;
     node)
       if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 \
-          || ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 18 ? 0 : 1)'; then
+          || ! node -e 'const [major, minor] = process.versions.node.split(".").map(Number); process.exit(major > 18 || (major === 18 && minor >= 19) ? 0 : 1)'; then
         echo "nodejs npm"
       fi ;;
     *) echo "unknown runtime '$what': python or node" >&2; exit 2 ;;
