@@ -28,9 +28,27 @@ public final class EmbeddedPostgreSql implements AutoCloseable {
   }
 
   public static EmbeddedPostgreSql start() {
+    return start(EmbeddedPostgres.builder());
+  }
+
+  /**
+   * A server whose write-ahead log carries logical changes ({@code wal_level=logical}), with room
+   * for replication slots and the connections that stream them: what change capture from the log
+   * (the built-in {@code pgoutput} plugin) needs. A server of its own, so that the other tests and
+   * the benchmark keep measuring a database that writes the usual, smaller log.
+   */
+  public static EmbeddedPostgreSql startWithLogicalDecoding() {
+    return start(
+        EmbeddedPostgres.builder()
+            .setServerConfig("wal_level", "logical")
+            .setServerConfig("max_replication_slots", "10")
+            .setServerConfig("max_wal_senders", "10"));
+  }
+
+  private static EmbeddedPostgreSql start(EmbeddedPostgres.Builder builder) {
     try {
       return new EmbeddedPostgreSql(
-          EmbeddedPostgres.builder()
+          builder
               .setServerConfig("max_connections", "300")
               .setServerConfig("fsync", "off")
               .setServerConfig("synchronous_commit", "off")
