@@ -18,6 +18,13 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.AsyncCommand;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import io.refresher.client.driver.CallOutcome;
 import io.refresher.client.driver.ErrorReplies;
 import io.refresher.client.driver.RedisDriver;
@@ -157,19 +164,7 @@ public final class LettuceDriver implements RedisDriver {
     List<CallOutcome> outcomes = new ArrayList<>(calls.size());
     try {
       for (ScriptCall call : calls) {
-        String[] keys = call.keys().toArray(String[]::new);
-        String[] args = call.args().toArray(String[]::new);
-        RedisFuture<Object> future =
-            bySha
-                ? async.evalsha(script.sha1(), outputType(script), keys, args)
-                : async.eval(script.text(), outputType(script), keys, args);
-        futures.add(future);
-        if (future instanceof CompletableFuture<?> completable) {
-          unanswered.add(completable);
-          if (completable.isDone()) {
-            unanswered.remove(completable);
-          }
-        }
+        futures.add(dispatchGuarded(script, call, bySha));
       }
     } catch (RuntimeException notQueued) {
       // The calls from here on were never handed to Lettuce.
@@ -179,6 +174,39 @@ public final class LettuceDriver implements RedisDriver {
       return finish(futures, outcomes, notQueued);
     }
     return finish(futures, outcomes, null);
+  }
+
+  /**
+   * Hands one script call to Lettuce, guarded from the start: the command is among the unanswered
+   * ones before it can be written, so a drop at any moment after fails it before Lettuce can
+   * replay it. (Registering the future Lettuce's own dispatch returns left a window: a connection
+   * that dropped between the write and the registration had its command replayed and run twice,
+   * seen once in a clean-clone run as a DONE where the contract expects UNKNOWN.)
+   */
+  private RedisFuture<Object> dispatchGuarded(RedisScript script, ScriptCall call, boolean bySha) {
+    CommandArgs<String, String> args =
+        new CommandArgs<>(StringCodec.UTF8)
+            .add(bySha ? script.sha1() : script.text())
+            .add(call.keys().size())
+            .addKeys(call.keys())
+            .addValues(call.args());
+    AsyncCommand<String, String, Object> command =
+        new AsyncCommand<>(new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL, outputOf(script), args));
+    unanswered.add(command);
+    connection.dispatch(command);
+    if (command.isDone()) {
+      unanswered.remove(command);
+    }
+    return command;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static CommandOutput<String, String, Object> outputOf(RedisScript script) {
+    CommandOutput<String, String, ?> output =
+        script.reply() == RedisScript.Reply.LIST
+            ? new NestedMultiOutput<>(StringCodec.UTF8)
+            : new IntegerOutput<>(StringCodec.UTF8);
+    return (CommandOutput<String, String, Object>) output;
   }
 
   private List<CallOutcome> finish(List<RedisFuture<Object>> futures, List<CallOutcome> tail, RuntimeException notQueued) {
