@@ -2,13 +2,10 @@ package io.refresher.it.clients;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.refresher.embedded.EmbeddedRedisCluster;
 import io.refresher.testing.ClientRuntimes;
-import io.refresher.testing.RealServers;
-import io.refresher.testing.TestRedis;
+import io.refresher.testing.ClientSuiteRedis;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,22 +18,16 @@ import org.slf4j.LoggerFactory;
  */
 class NodeClientIT {
 
-  private static TestRedis redis;
-  private static EmbeddedRedisCluster cluster;
+  private static ClientSuiteRedis servers;
 
   @BeforeAll
-  static void redis() {
-    redis = RealServers.newRedis();
-    cluster = EmbeddedRedisCluster.start();
+  static void start() {
+    servers = ClientSuiteRedis.start();
   }
 
   @AfterAll
   static void stop() {
-    try {
-      redis.close();
-    } finally {
-      cluster.close();
-    }
+    servers.close();
   }
 
   @Test
@@ -46,9 +37,7 @@ class NodeClientIT {
         ClientRuntimes.run(
             List.of("npm", "test", "--silent"),
             ClientRuntimes.NODE_CLIENT,
-            Map.of(
-                "REFRESHER_TEST_REDIS_URL", redis.url(),
-                "REFRESHER_TEST_REDIS_CLUSTER_URL", "redis://127.0.0.1:" + cluster.ports().get(0)),
+            servers.environment(),
             Duration.ofMinutes(5));
     LoggerFactory.getLogger(NodeClientIT.class).info("npm test:\n{}", run.output());
     run.requireSuccess();

@@ -2,10 +2,8 @@ package io.refresher.it.clients;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.refresher.embedded.EmbeddedRedisCluster;
 import io.refresher.testing.ClientRuntimes;
-import io.refresher.testing.RealServers;
-import io.refresher.testing.TestRedis;
+import io.refresher.testing.ClientSuiteRedis;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -17,27 +15,20 @@ import org.slf4j.LoggerFactory;
 /**
  * The Python client's own suite (pytest, clients/python/tests) on a real Redis and a real
  * three-master Redis Cluster: the conformance corpus, the counting, the flush, the single flight,
- * the docs' example. Every test must pass and
- * none may skip.
+ * the docs' example. Every test must pass and none may skip.
  */
 class PythonClientIT {
 
-  private static TestRedis redis;
-  private static EmbeddedRedisCluster cluster;
+  private static ClientSuiteRedis servers;
 
   @BeforeAll
-  static void redis() {
-    redis = RealServers.newRedis();
-    cluster = EmbeddedRedisCluster.start();
+  static void start() {
+    servers = ClientSuiteRedis.start();
   }
 
   @AfterAll
   static void stop() {
-    try {
-      redis.close();
-    } finally {
-      cluster.close();
-    }
+    servers.close();
   }
 
   @Test
@@ -47,13 +38,17 @@ class PythonClientIT {
         ClientRuntimes.run(
             List.of(python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "tests"),
             ClientRuntimes.PYTHON_CLIENT,
-            Map.of(
-                "REFRESHER_TEST_REDIS_URL", redis.url(),
-                "REFRESHER_TEST_REDIS_CLUSTER_URL", "redis://127.0.0.1:" + cluster.ports().get(0),
-                "PYTHONDONTWRITEBYTECODE", "1"),
+            withNoBytecode(servers.environment()),
             Duration.ofMinutes(5));
     LoggerFactory.getLogger(PythonClientIT.class).info("pytest:\n{}", run.output());
     run.requireSuccess();
     assertThat(run.output()).containsPattern("\\d+ passed").doesNotContainPattern("\\d+ (skipped|xfailed|deselected)");
+  }
+
+  /** Python writes no __pycache__ into the source tree. */
+  private static Map<String, String> withNoBytecode(Map<String, String> environment) {
+    Map<String, String> all = new java.util.HashMap<>(environment);
+    all.put("PYTHONDONTWRITEBYTECODE", "1");
+    return all;
   }
 }

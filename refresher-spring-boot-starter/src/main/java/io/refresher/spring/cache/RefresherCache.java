@@ -5,6 +5,8 @@ import io.refresher.client.RefresherClient;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import org.springframework.cache.Cache;
 import org.springframework.cache.support.SimpleValueWrapper;
 import tools.jackson.databind.JavaType;
@@ -35,6 +37,7 @@ public final class RefresherCache implements Cache {
   private final JsonValues json;
   private final Duration ttl;
   private final JavaType valueType;
+  private final ConcurrentMap<JavaType, RefresherCache> views = new ConcurrentHashMap<>();
 
   RefresherCache(String name, RefresherClient client, CacheKeyFormat keys, JsonValues json, Duration ttl, JavaType valueType) {
     this.name = name;
@@ -45,9 +48,15 @@ public final class RefresherCache implements Cache {
     this.valueType = valueType;
   }
 
-  /** This cache, reading values back as {@code type}. */
+  /**
+   * This cache, reading values back as {@code type}. A cached method asks on every call, so each
+   * type's view is made once.
+   */
   public RefresherCache typedAs(JavaType type) {
-    return type.equals(valueType) ? this : new RefresherCache(name, client, keys, json, ttl, type);
+    if (type.equals(valueType)) {
+      return this;
+    }
+    return views.computeIfAbsent(type, t -> new RefresherCache(name, client, keys, json, ttl, t));
   }
 
   public Duration ttl() {

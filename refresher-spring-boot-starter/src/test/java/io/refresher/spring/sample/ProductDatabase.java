@@ -26,7 +26,7 @@ public class ProductDatabase {
   public Product findProduct(long id) {
     queries.computeIfAbsent(id, any -> new AtomicLong()).incrementAndGet();
     try {
-      Thread.sleep(loadTime.toMillis());
+      Thread.sleep(loadTime.toMillis()); // the query's own time, not a wait for a condition
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
