@@ -39,7 +39,9 @@ class ArchitectureTest {
     "org.jdbi..",
     "org.postgresql..",
     "org.apache.hc..",
-    "com.codahale.metrics.."
+    "com.codahale.metrics..",
+    "io.debezium..",
+    "org.apache.kafka.."
   };
 
   /** The packages that talk to something outside the JVM: Redis, PostgreSQL, HTTP sources, Quartz. */

@@ -58,13 +58,8 @@ public final class ChangeListener implements Runnable {
   private static final int WAIT_MILLIS = 500;
   /** A silent connection is checked this often: a half-open one shows no error until written to. */
   private static final long KEEPALIVE_EVERY_MILLIS = 10_000;
-  /**
-   * The server probes this session's client after 10 s of silence, every 5 s, 3 times: a leader
-   * whose host or network is gone loses its session, and the lock, in about 25 s instead of the
-   * operating system's default two hours. (A frozen process's kernel still answers probes.)
-   */
-  static final String KEEPALIVE_SETTINGS =
-      "SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3";
+  /** See {@link LeaderSessions#KEEPALIVE_SETTINGS}. */
+  static final String KEEPALIVE_SETTINGS = LeaderSessions.KEEPALIVE_SETTINGS;
 
   /** Opens the listening connection (autocommit, outside the pools). */
   @FunctionalInterface
@@ -176,12 +171,7 @@ public final class ChangeListener implements Runnable {
    * Returns false when stopped first.
    */
   private boolean awaitLeadership(Connection connection) throws SQLException, InterruptedException {
-    try (Statement statement = connection.createStatement()) {
-      statement.execute(KEEPALIVE_SETTINGS);
-    } catch (SQLException e) {
-      // a platform without these socket options: the operating system's keepalive applies
-      LOG.debug("keepalive settings of the change-notification session refused: {}", e.getMessage());
-    }
+    LeaderSessions.shortenKeepalives(connection, "change-notification");
     boolean standbyLogged = false;
     while (running) {
       boolean acquired = lock.tryAcquire(connection);
@@ -244,12 +234,8 @@ public final class ChangeListener implements Runnable {
     }
   }
 
-  /** A round trip, bounded by the connection's socket timeout: finds a connection that died silently. */
   private static void keepalive(Connection connection) throws SQLException {
-    try (Statement statement = connection.createStatement();
-        ResultSet ignored = statement.executeQuery("SELECT 1")) {
-      // nothing to read
-    }
+    LeaderSessions.keepalive(connection);
   }
 
   private void logFailure(boolean opened, Exception e, long delay) {
@@ -300,14 +286,7 @@ public final class ChangeListener implements Runnable {
   }
 
   private static void closeQuietly(Connection connection) {
-    if (connection == null) {
-      return;
-    }
-    try {
-      connection.close();
-    } catch (SQLException | RuntimeException e) {
-      // it is being thrown away
-    }
+    LeaderSessions.closeQuietly(connection);
   }
 
   /** For logs: which channels, on which datasource. */

@@ -23,18 +23,31 @@ public final class LeaderLock {
 
   /** "RCHG" in ASCII: the refresher's change listeners. */
   public static final int CLASS_ID = 0x52434847;
+  /** "RCAP" in ASCII: the refresher's readers of the write-ahead log (change capture). */
+  public static final int CAPTURE_CLASS_ID = 0x52434150;
 
+  private final int classId;
   private final int objectId;
 
-  private LeaderLock(int objectId) {
+  private LeaderLock(int classId, int objectId) {
+    this.classId = classId;
     this.objectId = objectId;
   }
 
   /** The lock of {@code datasource}'s listener in the deployment named {@code cluster}. */
   public static LeaderLock of(String cluster, String datasource) {
+    return new LeaderLock(CLASS_ID, objectId(cluster, datasource));
+  }
+
+  /** The lock of {@code datasource}'s log reader (change capture) in the deployment named {@code cluster}. */
+  public static LeaderLock ofCapture(String cluster, String datasource) {
+    return new LeaderLock(CAPTURE_CLASS_ID, objectId(cluster, datasource));
+  }
+
+  private static int objectId(String cluster, String datasource) {
     CRC32 crc = new CRC32();
     crc.update((cluster + "/" + datasource).getBytes(StandardCharsets.UTF_8));
-    return new LeaderLock((int) crc.getValue());
+    return (int) crc.getValue();
   }
 
   public int objectId() {
@@ -42,9 +55,9 @@ public final class LeaderLock {
   }
 
   /** Takes the lock for the session of {@code connection} if no other session holds it; never waits. */
-  boolean tryAcquire(Connection connection) throws SQLException {
+  public boolean tryAcquire(Connection connection) throws SQLException {
     try (PreparedStatement statement = connection.prepareStatement("SELECT pg_try_advisory_lock(?, ?)")) {
-      statement.setInt(1, CLASS_ID);
+      statement.setInt(1, classId);
       statement.setInt(2, objectId);
       try (ResultSet result = statement.executeQuery()) {
         return result.next() && result.getBoolean(1);
@@ -54,6 +67,6 @@ public final class LeaderLock {
 
   @Override
   public String toString() {
-    return "(" + CLASS_ID + ", " + objectId + ")";
+    return "(" + classId + ", " + objectId + ")";
   }
 }

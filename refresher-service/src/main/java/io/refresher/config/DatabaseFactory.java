@@ -52,6 +52,9 @@ public class DatabaseFactory {
 
   @NotNull private Map<String, String> properties = new LinkedHashMap<>();
 
+  /** Change capture from this datasource's write-ahead log; none when null. */
+  @jakarta.validation.Valid private CaptureFactory capture;
+
   /** Source queries started per second on this datasource, all replicas together; 0: no bound. */
   @Min(0)
   @Max(1_000_000)
@@ -86,6 +89,16 @@ public class DatabaseFactory {
   @JsonProperty
   public void setSourceShare(double sourceShare) {
     this.sourceShare = sourceShare;
+  }
+
+  @JsonProperty
+  public CaptureFactory getCapture() {
+    return capture;
+  }
+
+  @JsonProperty
+  public void setCapture(CaptureFactory capture) {
+    this.capture = capture;
   }
 
   @JsonProperty

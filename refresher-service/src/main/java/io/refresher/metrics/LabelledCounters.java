@@ -1,6 +1,7 @@
 package io.refresher.metrics;
 
 import com.codahale.metrics.Counting;
+import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Metered;
 import com.codahale.metrics.Metric;
 import com.codahale.metrics.MetricFilter;
@@ -8,6 +9,7 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -18,7 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Exports Dropwizard counters and meters whose names carry a variable part as one Prometheus
+ * Exports Dropwizard counters and meters (and gauges, for the families marked so) whose names carry a variable part as one Prometheus
  * counter with labels: {@code refresher.source.<source>.failed.<kind>} as {@code
  * refresher_source_failures_total{source="...", kind="..."}}, and so on ({@link #FAMILIES}).
  *
@@ -33,7 +35,11 @@ import java.util.regex.Pattern;
 final class LabelledCounters implements MultiCollector {
 
   /** A Dropwizard name pattern (each group a label value) and the Prometheus name it becomes. */
-  record Family(Pattern dropwizardName, String prometheusName, List<String> labels, String help) {}
+  record Family(Pattern dropwizardName, String prometheusName, List<String> labels, String help, boolean gauge) {
+    Family(Pattern dropwizardName, String prometheusName, List<String> labels, String help) {
+      this(dropwizardName, prometheusName, labels, help, false);
+    }
+  }
 
   // Segments are dot-free: source, datasource and collector names have no dots.
   static final List<Family> FAMILIES =
@@ -57,7 +63,36 @@ final class LabelledCounters implements MultiCollector {
               Pattern.compile("refresher\\.jvm\\.gc\\.([^.]+)\\.time-ms"),
               "refresher_jvm_gc_time_ms",
               List.of("gc"),
-              "Milliseconds spent in garbage collection by collector"));
+              "Milliseconds spent in garbage collection by collector"),
+          new Family(
+              Pattern.compile("refresher\\.capture\\.([^.]+)\\.changes"),
+              "refresher_capture_changes",
+              List.of("datasource"),
+              "Row changes read from the datasource's log and applied (refresher.capture.<datasource>.changes)"),
+          new Family(
+              Pattern.compile("refresher\\.capture\\.([^.]+)\\.reading"),
+              "refresher_capture_reading",
+              List.of("datasource"),
+              "1 while this replica reads the datasource's change log (refresher.capture.<datasource>.reading)",
+              true),
+          new Family(
+              Pattern.compile("refresher\\.capture\\.([^.]+)\\.slot-active"),
+              "refresher_capture_slot_active",
+              List.of("datasource"),
+              "1 while a reader is connected to the datasource's replication slot, 0 when none is",
+              true),
+          new Family(
+              Pattern.compile("refresher\\.capture\\.([^.]+)\\.slot-lag-bytes"),
+              "refresher_capture_slot_lag_bytes",
+              List.of("datasource"),
+              "WAL the datasource keeps for the replication slot: pg_current_wal_lsn() - confirmed_flush_lsn",
+              true),
+          new Family(
+              Pattern.compile("refresher\\.capture\\.([^.]+)\\.slot-lag-seconds"),
+              "refresher_capture_slot_lag_seconds",
+              List.of("datasource"),
+              "How long the replication slot has been behind the datasource's log (a lower bound)",
+              true));
 
   private final MetricRegistry metrics;
 
@@ -74,6 +109,10 @@ final class LabelledCounters implements MultiCollector {
   public MetricSnapshots collect() {
     List<MetricSnapshot> snapshots = new ArrayList<>();
     for (Family family : FAMILIES) {
+      if (family.gauge()) {
+        gauges(family).ifPresent(snapshots::add);
+        continue;
+      }
       CounterSnapshot.Builder builder = CounterSnapshot.builder().name(family.prometheusName()).help(family.help());
       boolean any = false;
       for (Map.Entry<String, Metric> entry : metrics.getMetrics().entrySet()) {
@@ -98,6 +137,28 @@ final class LabelledCounters implements MultiCollector {
       }
     }
     return new MetricSnapshots(snapshots);
+  }
+
+  private java.util.Optional<MetricSnapshot> gauges(Family family) {
+    GaugeSnapshot.Builder builder = GaugeSnapshot.builder().name(family.prometheusName()).help(family.help());
+    boolean any = false;
+    for (Map.Entry<String, Metric> entry : metrics.getMetrics().entrySet()) {
+      Matcher matcher = family.dropwizardName().matcher(entry.getKey());
+      if (!matcher.matches() || !(entry.getValue() instanceof Gauge<?> gauge) || !(gauge.getValue() instanceof Number number)) {
+        continue;
+      }
+      String[] values = new String[family.labels().size()];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = matcher.group(i + 1);
+      }
+      builder.dataPoint(
+          GaugeSnapshot.GaugeDataPointSnapshot.builder()
+              .labels(Labels.of(family.labels().toArray(String[]::new), values))
+              .value(number.doubleValue())
+              .build());
+      any = true;
+    }
+    return any ? java.util.Optional.of(builder.build()) : java.util.Optional.empty();
   }
 
   @Override

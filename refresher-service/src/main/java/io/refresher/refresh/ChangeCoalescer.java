@@ -3,7 +3,9 @@ package io.refresher.refresh;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +31,13 @@ import org.slf4j.LoggerFactory;
  * wait in PostgreSQL's queue (backpressure; a dropped change of a key the service keeps would
  * wait for its TTL). A key is forgotten when a window ends with no change in it.
  *
+ * <p><b>Knowing when a change is applied.</b> A caller that must not lose a change (the log feed,
+ * which acknowledges a position of the write-ahead log only once every change before it is
+ * applied) passes an {@link Applied} callback with it: it is called once, with true after a run
+ * that started after the change ended without finding the key locked, or with false when the
+ * change was not applied (the run failed, the key stayed locked past {@code maxBusy}, or the
+ * coalescer closed). A callback never runs under the coalescer's lock.
+ *
  * <p>Thread-safety: one lock guards the bookkeeping (constant work per call); runs happen on the
  * {@link DelayedTasks}' threads, outside it, and never two at once for one key.
  */
@@ -47,8 +56,14 @@ public final class ChangeCoalescer {
     /** The change was applied (or there was nothing to apply). */
     Result DONE = new Done();
 
+    /** Could not be applied (Redis or the registry unreachable): the change is lost unless retried. */
+    Result FAILED = new Failed();
+
     /** Applied, or nothing to apply: the key needs no further run for it. */
     record Done() implements Result {}
+
+    /** Not applied, and not to be retried here (a change of the notification feed is lost then). */
+    record Failed() implements Result {}
 
     /**
      * Another refresh holds the key's lock: run again after it.
@@ -64,8 +79,20 @@ public final class ChangeCoalescer {
     Result run(String key);
   }
 
+  /** Told once whether a change was applied; see the class comment. */
+  @FunctionalInterface
+  public interface Applied {
+    void applied(boolean applied);
+
+    Applied NONE = applied -> {};
+  }
+
   /** The bookkeeping of one key with a run going on or planned. */
   private static final class Pending {
+    /** Callbacks of changes the next run applies (they came after the current run started). */
+    List<Applied> owed = new ArrayList<>();
+    /** Callbacks of changes the current run applies. */
+    List<Applied> inRun = List.of();
     /** When the current (or last) run started: the next starts a window after it at the earliest. */
     long windowStartMillis;
     /** A change came after the current run started: one more run is owed. */
@@ -119,6 +146,14 @@ public final class ChangeCoalescer {
    *     it again), or the coalescer is closed
    */
   public boolean changed(String key) {
+    return changed(key, Applied.NONE);
+  }
+
+  /**
+   * As {@link #changed(String)}, and tells {@code applied} once whether the change was applied
+   * (only when this answers true: a change not taken is not reported).
+   */
+  public boolean changed(String key, Applied applied) {
     Pending started;
     synchronized (this) {
       if (closed) {
@@ -127,6 +162,7 @@ public final class ChangeCoalescer {
       Pending known = pending.get(key);
       if (known != null) {
         known.dirty = true;
+        known.owed.add(applied);
         events.coalesced();
         return true;
       }
@@ -134,6 +170,7 @@ public final class ChangeCoalescer {
         return false;
       }
       started = new Pending();
+      started.owed.add(applied);
       pending.put(key, started);
     }
     tasks.run(() -> run(key, started), Duration.ZERO);
@@ -165,10 +202,20 @@ public final class ChangeCoalescer {
   }
 
   /** Takes no more changes and starts no more runs; runs going on finish; callers waiting for room return. */
-  public synchronized void close() {
-    closed = true;
-    pending.clear();
-    notifyAll();
+  public void close() {
+    List<Applied> unapplied = new ArrayList<>();
+    synchronized (this) {
+      closed = true;
+      for (Pending state : pending.values()) {
+        unapplied.addAll(state.owed);
+        unapplied.addAll(state.inRun);
+        state.owed = new ArrayList<>();
+        state.inRun = List.of();
+      }
+      pending.clear();
+      notifyAll();
+    }
+    tell(unapplied, false);
   }
 
   private void run(String key, Pending state) {
@@ -176,6 +223,8 @@ public final class ChangeCoalescer {
       // the actual start, not when the run was asked for: a run that waited for a thread must not
       // bring the next one closer than a window
       state.windowStartMillis = clock.millis();
+      state.inRun = state.owed;
+      state.owed = new ArrayList<>();
     }
     Result result;
     try {
@@ -183,24 +232,52 @@ public final class ChangeCoalescer {
     } catch (RuntimeException e) {
       LOG.error("change of key '{}' could not be applied", key, e);
       events.failed();
-      result = Result.DONE;
+      result = Result.FAILED;
     }
     long delay;
+    List<Applied> told;
+    boolean applied = result instanceof Result.Done;
     synchronized (this) {
+      told = state.inRun;
+      state.inRun = List.of();
       if (closed) {
-        return;
-      }
-      long now = clock.millis();
-      long nextAt = state.windowStartMillis + windowMillis;
-      if (result instanceof Result.Busy busy) {
-        nextAt = Math.max(nextAt, busyRetryAt(key, state, busy, now));
+        applied = false;
+        told = new ArrayList<>(told);
+        told.addAll(state.owed);
+        state.owed = new ArrayList<>();
+        delay = -1;
       } else {
-        state.busySinceMillis = -1;
-        state.busyRuns = 0;
+        long now = clock.millis();
+        long nextAt = state.windowStartMillis + windowMillis;
+        if (result instanceof Result.Busy busy) {
+          long retryAt = busyRetryAt(key, state, busy, now);
+          if (state.dirty && state.busySinceMillis >= 0) {
+            // tried again: the changes of this run are owed by the next one
+            state.owed.addAll(0, told);
+            told = List.of();
+          }
+          nextAt = Math.max(nextAt, retryAt);
+        } else {
+          state.busySinceMillis = -1;
+          state.busyRuns = 0;
+        }
+        delay = Math.max(0, nextAt - now);
       }
-      delay = Math.max(0, nextAt - now);
     }
-    tasks.run(() -> windowEnded(key, state), Duration.ofMillis(delay));
+    tell(told, applied);
+    if (delay >= 0) {
+      tasks.run(() -> windowEnded(key, state), Duration.ofMillis(delay));
+    }
+  }
+
+  private static void tell(List<Applied> callbacks, boolean applied) {
+    for (Applied callback : callbacks) {
+      try {
+        callback.applied(applied);
+      } catch (RuntimeException e) {
+        LOG.error("a change's callback failed", e);
+      }
+    }
   }
 
   /** When a run that found the key locked is tried again; marks the key as owing a run unless given up. */

@@ -107,8 +107,29 @@ public final class ChangeRefresh implements ChangeCoalescer.Action {
       } else {
         LOG.debug("change of key '{}' not applied: {}", key, e.getMessage());
       }
-      return Result.DONE;
+      return Result.FAILED;
     }
+  }
+
+  /**
+   * The action for rows that are gone (a delete in the log feed): a covered key's value is evicted
+   * whether the key is kept or not, since a refresh would find no row and keep serving the old
+   * value.
+   */
+  public ChangeCoalescer.Action evictions() {
+    return key -> {
+      try {
+        if (registrations.findAll(List.of(key)).get(key) == null) {
+          events.ignored();
+          return Result.DONE;
+        }
+        return evict(key);
+      } catch (RegistryUnavailableException | CacheUnavailableException e) {
+        events.failed();
+        LOG.debug("eviction of key '{}' not applied: {}", key, e.getMessage());
+        return Result.FAILED;
+      }
+    };
   }
 
   /** Whether the service keeps the key fresh by itself: then a change refreshes it. */

@@ -59,6 +59,7 @@ final class ChangesWiring {
   static void register(
       RefresherConfiguration config,
       Environment environment,
+      DatabaseWiring database,
       SourcesWiring sources,
       RedisWiring redis,
       RegistryWiring registry,
@@ -75,7 +76,9 @@ final class ChangesWiring {
             () -> pending.get() == null ? 0 : pending.get().pendingKeys(),
             datasourcesWithFeeds(sources.catalog()));
     ChangesFactory settings = config.getChanges();
-    if (sources.catalog().all().stream().noneMatch(source -> source.changes() != null && !source.isHttp())) {
+    boolean notificationFeeds = sources.catalog().all().stream().anyMatch(source -> source.changes() != null && !source.isHttp());
+    boolean capture = CaptureWiring.anyCapture(config);
+    if (!notificationFeeds && !capture) {
       return;
     }
     ScheduledExecutorService workers =
@@ -89,39 +92,48 @@ final class ChangesWiring {
           }
         };
     Duration lockLease = config.getRefresh().getLockLease().toJavaDuration();
-    ChangeCoalescer coalescer =
-        new ChangeCoalescer(
-            new ChangeRefresh(
-                registry.resolver(),
-                access.hotSet()::isHot,
-                redis.dueIndex(),
-                refresh.refresher(),
-                refresh.locks(),
-                refresh.store(),
-                lockLease,
-                metrics,
-                clock),
-            tasks,
-            clock,
-            settings.getCoalesceWindow().toJavaDuration(),
-            settings.getMaxPendingKeys(),
-            // a holder keeps a lock one lease at most, and a refresh that took it after that read the change
-            lockLease.multipliedBy(2),
-            metrics);
+    ChangeRefresh changeRefresh =
+        new ChangeRefresh(
+            registry.resolver(),
+            access.hotSet()::isHot,
+            redis.dueIndex(),
+            refresh.refresher(),
+            refresh.locks(),
+            refresh.store(),
+            lockLease,
+            metrics,
+            clock);
+    ChangeCoalescer coalescer = coalescer(changeRefresh, tasks, clock, settings, lockLease, metrics);
     pending.set(coalescer);
+    ChangeCoverage coverage =
+        new ChangeCoverage(
+            registry.templateCatalog(),
+            registry.resolver(),
+            // a flood's registry queries run this many at once: at most half the pool, and 4
+            environment.lifecycle()
+                .executorService("change-coverage-%d")
+                .minThreads(coverageThreads(config))
+                .maxThreads(coverageThreads(config))
+                .build());
+    CaptureWiring captures =
+        capture
+            ? CaptureWiring.wire(
+                config,
+                environment,
+                database,
+                sources,
+                registry,
+                coverage,
+                coalescer,
+                coalescer(changeRefresh.evictions(), tasks, clock, settings, lockLease, metrics),
+                metrics,
+                localClock)
+            : CaptureWiring.NONE;
     ChangeHandler handler =
         new ChangeHandler(
             sources.catalog().all(),
             new ChangeKeys(registry.templateCatalog()::templates),
-            new ChangeCoverage(
-                registry.templateCatalog(),
-                registry.resolver(),
-                // a flood's registry queries run this many at once: at most half the pool, and 4
-                environment.lifecycle()
-                    .executorService("change-coverage-%d")
-                    .minThreads(coverageThreads(config))
-                    .maxThreads(coverageThreads(config))
-                    .build()),
+            coverage,
             coalescer,
             metrics,
             clock);
@@ -145,17 +157,24 @@ final class ChangesWiring {
         new ChangeFeeds(
             listeners,
             coalescer,
-            environment.lifecycle().executorService("change-listener-%d").minThreads(listeners.size()).maxThreads(listeners.size()).build()));
+            environment.lifecycle()
+                .executorService("change-listener-%d")
+                .minThreads(Math.max(1, listeners.size()))
+                .maxThreads(Math.max(1, listeners.size()))
+                .build()));
     environment.lifecycle().addEventListener(
         new LifeCycle.Listener() {
           @Override
           public void lifeCycleStarted(LifeCycle event) {
+            captures.start();
             feeds.get().start();
           }
 
           @Override
           public void lifeCycleStopping(LifeCycle event) {
             try {
+              // the log readers first: a batch being applied may finish while the coalescer still runs
+              captures.stop();
               feeds.get().stop();
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();
@@ -167,6 +186,24 @@ final class ChangesWiring {
         channels,
         settings.getCoalesceWindow().toMilliseconds(),
         settings.getThreads());
+  }
+
+  private static ChangeCoalescer coalescer(
+      ChangeCoalescer.Action action,
+      DelayedTasks tasks,
+      InstantSource clock,
+      ChangesFactory settings,
+      Duration lockLease,
+      ChangeMetrics metrics) {
+    return new ChangeCoalescer(
+        action,
+        tasks,
+        clock,
+        settings.getCoalesceWindow().toJavaDuration(),
+        settings.getMaxPendingKeys(),
+        // a holder keeps a lock one lease at most, and a refresh that took it after that read the change
+        lockLease.multipliedBy(2),
+        metrics);
   }
 
   /** How many registry queries of one batch of notifications run at once. */

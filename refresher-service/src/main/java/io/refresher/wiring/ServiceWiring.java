@@ -72,7 +72,7 @@ public final class ServiceWiring {
         PrewarmWiring.wire(config, environment, refresh, database, redis, registry, access, sources);
     RefreshWiring refreshing =
         RefreshWiring.wire(config, environment, dispatch, refresh, redis, registry, access, sources, prewarm, localClock);
-    ChangesWiring.register(config, environment, sources, redis, registry, access, refreshing, localClock);
+    ChangesWiring.register(config, environment, database, sources, redis, registry, access, refreshing, localClock);
     SchedulingWiring.wire(config, environment, database, access, refreshing, localClock);
     MetricsWiring.register(environment, redis, prewarm, refreshing);
     AdminApiWiring.registerResources(config, environment, sources, registry, access, prewarm, refreshing);

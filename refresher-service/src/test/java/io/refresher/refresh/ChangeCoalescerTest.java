@@ -358,6 +358,94 @@ class ChangeCoalescerTest {
   }
 
   /** Counts what the coalescer reports. */
+
+  @Test
+  void changedWithCallback_toldAppliedAfterARunThatStartedAfterIt() {
+    ChangeCoalescer coalescer = coalescer(WINDOW, 100);
+    List<Boolean> first = new ArrayList<>();
+    List<Boolean> second = new ArrayList<>();
+
+    coalescer.changed("product:1", first::add);
+    time.runDue();
+    // the run has started and ended: a change now is owed by the next run, at the window's end
+    coalescer.changed("product:1", second::add);
+    time.runDue();
+
+    assertThat(first).containsExactly(true);
+    assertThat(second).as("not told before the run that applies it").isEmpty();
+    time.advance(WINDOW);
+    assertThat(second).containsExactly(true);
+    assertThat(runs).hasSize(2);
+  }
+
+  @Test
+  void changedWithCallback_keyLocked_toldOnlyAfterTheRetryApplies() {
+    ChangeCoalescer coalescer = coalescer(WINDOW, 100);
+    List<Boolean> told = new ArrayList<>();
+    answers.add(key -> new Result.Busy(time.instant().plusMillis(100)));
+
+    coalescer.changed("product:1", told::add);
+    time.runDue();
+    assertThat(told).as("a locked key's change is not applied yet").isEmpty();
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(told).containsExactly(true);
+    assertThat(runs).hasSize(2);
+  }
+
+  @Test
+  void changedWithCallback_runFails_toldNotApplied() {
+    ChangeCoalescer coalescer = coalescer(WINDOW, 100);
+    List<Boolean> told = new ArrayList<>();
+    answers.add(key -> Result.FAILED);
+
+    coalescer.changed("product:1", told::add);
+    time.runDue();
+
+    assertThat(told).containsExactly(false);
+  }
+
+  @Test
+  void changedWithCallback_runThrows_toldNotApplied() {
+    ChangeCoalescer coalescer = coalescer(WINDOW, 100);
+    List<Boolean> told = new ArrayList<>();
+    answers.add(key -> {
+      throw new IllegalStateException("boom");
+    });
+
+    coalescer.changed("product:1", told::add);
+    time.runDue();
+
+    assertThat(told).containsExactly(false);
+  }
+
+  @Test
+  void changedWithCallback_closedBeforeItsRun_toldNotApplied() {
+    ChangeCoalescer coalescer = coalescer(WINDOW, 100);
+    List<Boolean> told = new ArrayList<>();
+
+    coalescer.changed("product:1");
+    time.runDue();
+    coalescer.changed("product:1", told::add);
+    coalescer.close();
+
+    assertThat(told).containsExactly(false);
+  }
+
+  @Test
+  void changedWithCallback_lockedPastMaxBusy_toldNotApplied() {
+    ChangeCoalescer coalescer = coalescer(WINDOW, 100);
+    List<Boolean> told = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      answers.add(key -> new Result.Busy(null));
+    }
+
+    coalescer.changed("product:1", told::add);
+    time.advance(MAX_BUSY.plusSeconds(5));
+
+    assertThat(told).containsExactly(false);
+  }
+
   static final class CountingEvents implements ChangeEvents {
     int received;
     int coalesced;

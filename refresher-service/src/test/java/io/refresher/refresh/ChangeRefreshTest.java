@@ -223,23 +223,23 @@ class ChangeRefreshTest {
   }
 
   @Test
-  void run_registryUnreachable_failedAndDone() {
+  void run_registryUnreachable_failedAndNotApplied() {
     registryDown = true;
 
     Result result = change.run("product:1");
 
-    assertThat(result).isEqualTo(Result.DONE);
+    assertThat(result).isEqualTo(Result.FAILED);
     assertThat(events.failed).isEqualTo(1);
   }
 
   @Test
-  void run_redisUnreachableForTheEviction_failedAndDone() {
+  void run_redisUnreachableForTheEviction_failedAndNotApplied() {
     register("product:1", RefreshPolicy.HOT);
     locks.down = true;
 
     Result result = change.run("product:1");
 
-    assertThat(result).isEqualTo(Result.DONE);
+    assertThat(result).isEqualTo(Result.FAILED);
     assertThat(events.failed).isEqualTo(1);
     assertThat(store.evicted).isEmpty();
   }
