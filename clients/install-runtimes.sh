@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Installs, when missing, what the tests of the Python and Node clients run on, from Debian's
-# packages (Python packages are taken from Debian, not from a package index):
+# Installs, when missing, what the tests of the Python and Node clients (and the alert rules' unit
+# tests) run on, from Debian's packages (Python packages are taken from Debian, not from a package
+# index):
 #
 #   clients/install-runtimes.sh python   /usr/bin/python3 with redis-py and pytest
 #                                        (python3, python3-redis, python3-pytest)
 #   clients/install-runtimes.sh node     node >= 18.19 (node-redis 5's floor) and npm (nodejs, npm)
+#   clients/install-runtimes.sh promtool promtool, for `promtool test rules` (prometheus)
 #
 # Exits 0 when everything is there (installing nothing), non-zero with the reason when it cannot
 # install: the tests then fail, they never skip. Concurrent runs (test forks) take turns.
 set -euo pipefail
 
-what=${1:?usage: install-runtimes.sh python|node}
+what=${1:?usage: install-runtimes.sh python|node|promtool}
 
 missing() {
   case "$what" in
@@ -20,7 +22,8 @@ missing() {
           || ! node -e 'const [major, minor] = process.versions.node.split(".").map(Number); process.exit(major > 18 || (major === 18 && minor >= 19) ? 0 : 1)'; then
         echo "nodejs npm"
       fi ;;
-    *) echo "unknown runtime '$what': python or node" >&2; exit 2 ;;
+    promtool) command -v promtool >/dev/null 2>&1 || echo "prometheus" ;;
+    *) echo "unknown runtime '$what': python, node or promtool" >&2; exit 2 ;;
   esac
 }
 

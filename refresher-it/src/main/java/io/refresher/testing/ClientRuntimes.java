@@ -45,6 +45,7 @@ public final class ClientRuntimes {
 
   private static boolean pythonReady;
   private static boolean nodeReady;
+  private static boolean promtoolReady;
 
   private ClientRuntimes() {}
 
@@ -78,6 +79,15 @@ public final class ClientRuntimes {
     }
     nodeReady = true;
     return "node";
+  }
+
+  /** Prometheus's {@code promtool} (Debian's {@code prometheus} package), installed when missing. */
+  public static synchronized String promtool() {
+    if (!promtoolReady) {
+      install("promtool");
+      promtoolReady = true;
+    }
+    return "promtool";
   }
 
   private static void install(String runtime) {

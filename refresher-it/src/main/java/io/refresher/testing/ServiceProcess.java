@@ -42,6 +42,16 @@ public final class ServiceProcess implements AutoCloseable {
     Runtime.getRuntime().addShutdownHook(new Thread(ServiceProcess::killAll, "service-process-cleanup"));
   }
 
+  /**
+   * A small heap, the serial collector and C1 only: several replicas and the tests share two cores,
+   * and C2's compiler threads cost more than they give back in a test's minutes.
+   */
+  public static final List<String> TEST_JVM_FLAGS = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+  /** The JVM's defaults (C2, its collector), as the container image runs the service; a 512 MB heap. */
+  public static final List<String> PRODUCTION_JVM_FLAGS = List.of("-Xmx512m");
+
+  private final List<String> jvmFlags;
   private final String name;
   private final Path config;
   private final Map<String, String> environment;
@@ -57,6 +67,15 @@ public final class ServiceProcess implements AutoCloseable {
    * @param environment the REFRESHER_* variables (the ports among them)
    */
   public ServiceProcess(String name, Path config, Map<String, String> environment) {
+    this(name, config, environment, TEST_JVM_FLAGS);
+  }
+
+  /**
+   * @param jvmFlags the JVM's flags: {@link #TEST_JVM_FLAGS} (cheap on a shared test machine), or
+   *     {@link #PRODUCTION_JVM_FLAGS} where a test measures a rate the service reaches in production
+   */
+  public ServiceProcess(String name, Path config, Map<String, String> environment, List<String> jvmFlags) {
+    this.jvmFlags = List.copyOf(jvmFlags);
     this.name = name;
     this.config = config;
     this.environment = Map.copyOf(environment);
@@ -84,9 +103,7 @@ public final class ServiceProcess implements AutoCloseable {
     }
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx256m");
-    command.add("-XX:+UseSerialGC");
-    command.add("-XX:TieredStopAtLevel=1");
+    command.addAll(jvmFlags);
     command.add("-jar");
     command.add(JAR.toAbsolutePath().toString());
     command.add("server");

@@ -37,9 +37,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * summary's {@code _count}, {@code _sum}, {@code _bucket}). A renamed metric otherwise leaves an
  * alert that never fires and a panel that shows "No data", silently.
  *
- * <p>The service runs with a bounded datasource (so the per-datasource metrics exist) and one key
- * whose source fails (so the per-source failure family exists); names that appear only after such
- * events would otherwise be missing from the scrape.
+ * <p>The service runs with a bounded datasource (so the per-datasource metrics exist), one key
+ * whose source fails (so the per-source failure family exists), and change capture configured on a
+ * database that cannot serve it (its metrics exist from the start; the reader only logs why it
+ * cannot read); names that appear only after such events would otherwise be missing from the
+ * scrape.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class MetricNamesIT {
@@ -51,7 +53,9 @@ class MetricNamesIT {
               "CREATE TABLE test_switch (id bigint PRIMARY KEY, ok int NOT NULL)",
               "INSERT INTO test_switch VALUES (1, 1)"),
           "database.maxQueriesPerSecond", "1000",
-          "refresh.lockLease", "15s"); // the rate wait (maxWait 10 s) and a source's timeout fit under it
+          "refresh.lockLease", "15s", // the rate wait (maxWait 10 s) and a source's timeout fit under it
+          "database.capture.publication", "refresher_metric_names",
+          "database.capture.tables.test_switch.keyColumn", "id");
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
   /** Series Prometheus makes itself for every target; never in the exposition. */

@@ -129,7 +129,7 @@ class ServiceJarIT {
     assertThat(migrate.waitFor(90, TimeUnit.SECONDS)).isTrue();
     String output = Files.readString(log);
     assertThat(migrate.exitValue()).as(output).isZero();
-    assertThat(output).contains("Applied 4 migrations.");
+    assertThat(output).contains("Applied 5 migrations.");
     assertThat(database.queryLong("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'refresher'"))
         .as("registry, epoch, audit, history and the Quartz tables")
         .isGreaterThan(10);
@@ -148,7 +148,7 @@ class ServiceJarIT {
     assertThat(service.waitFor(90, TimeUnit.SECONDS)).isTrue();
     String output = Files.readString(log);
     assertThat(service.exitValue()).as(output).isNotZero();
-    assertThat(output).contains("4 migration(s) pending").contains("db migrate");
+    assertThat(output).contains("5 migration(s) pending").contains("db migrate");
     assertThat(database.queryLong("SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'refresher'"))
         .isZero();
   }

@@ -40,7 +40,7 @@ class SchemaMigratorIT {
         .isInstanceOf(SchemaMigrator.PendingMigrationsException.class)
         .hasMessageContaining("migrateAtStart is false")
         .hasMessageContaining("none (empty schema)")
-        .hasMessageContaining("4 migration(s) pending")
+        .hasMessageContaining("5 migration(s) pending")
         .hasMessageContaining("V1 registry")
         .hasMessageContaining("V4 registration generation")
         .hasMessageContaining("db migrate");
@@ -52,7 +52,7 @@ class SchemaMigratorIT {
   @Test
   void validate_afterMigrate_passes() {
     TestDatabase database = RealServers.newDatabase("migrator_done");
-    assertThat(new SchemaMigrator(dataSource(database)).migrate()).isEqualTo(4);
+    assertThat(new SchemaMigrator(dataSource(database)).migrate()).isEqualTo(5);
 
     new SchemaMigrator(dataSource(database)).validate();
   }
@@ -60,11 +60,11 @@ class SchemaMigratorIT {
   @Test
   void validate_oneMigrationBehind_refusesNamingIt() throws IOException {
     TestDatabase database = RealServers.newDatabase("migrator_behind");
-    new SchemaMigrator(dataSource(database), location(release("older", 3))).migrate();
+    new SchemaMigrator(dataSource(database), location(release("older", 4))).migrate();
 
     assertThatThrownBy(() -> new SchemaMigrator(dataSource(database)).validate())
         .isInstanceOf(SchemaMigrator.PendingMigrationsException.class)
-        .hasMessageContaining("at version 3 with 1 migration(s) pending (V4 registration generation)");
+        .hasMessageContaining("at version 4 with 1 migration(s) pending (V5 capture offsets)");
   }
 
   @Test
@@ -72,17 +72,17 @@ class SchemaMigratorIT {
     // The overlap of a rolling upgrade (old pods still running, or starting again after a
     // rollback) once the new release's migration has run: the old release must still start.
     TestDatabase database = RealServers.newDatabase("migrator_newer");
-    Path newer = release("newer", 4);
+    Path newer = release("newer", 5);
     Files.writeString(
-        newer.resolve("V5__newer_release.sql"),
+        newer.resolve("V6__newer_release.sql"),
         "ALTER TABLE refresher_key ADD COLUMN note TEXT;\n");
-    assertThat(new SchemaMigrator(dataSource(database), location(newer)).migrate()).isEqualTo(5);
+    assertThat(new SchemaMigrator(dataSource(database), location(newer)).migrate()).isEqualTo(6);
 
     SchemaMigrator current = new SchemaMigrator(dataSource(database));
     assertThat(current.migrate()).as("nothing to do, and no validation error").isZero();
     current.validate();
-    // And a release two versions back (three migrations) the same way.
-    SchemaMigrator older = new SchemaMigrator(dataSource(database), location(release("older", 3)));
+    // And a release two versions back (four migrations) the same way.
+    SchemaMigrator older = new SchemaMigrator(dataSource(database), location(release("older", 4)));
     assertThat(older.migrate()).isZero();
     older.validate();
   }
@@ -91,7 +91,7 @@ class SchemaMigratorIT {
   void validate_appliedMigrationEditedSinceRelease_refuses() throws IOException {
     // A migration edited after it shipped: the checksums differ, migrate and validate both refuse.
     TestDatabase database = RealServers.newDatabase("migrator_edited");
-    Path edited = release("edited", 4);
+    Path edited = release("edited", 5);
     Files.writeString(
         edited.resolve("V4__registration_generation.sql"),
         Files.readString(edited.resolve("V4__registration_generation.sql")) + "\n-- edited\n");
@@ -117,13 +117,13 @@ class SchemaMigratorIT {
       for (Future<Integer> run : runs) {
         applied += run.get();
       }
-      assertThat(applied).as("migrations applied by all replicas together").isEqualTo(4);
+      assertThat(applied).as("migrations applied by all replicas together").isEqualTo(5);
     } finally {
       pool.shutdownNow();
     }
     assertThat(database.queryLong(
             "SELECT count(*) FROM refresher.refresher_schema_history WHERE type = 'SQL' AND success"))
-        .isEqualTo(4);
+        .isEqualTo(5);
   }
 
   /** A copy of the first {@code migrations} files of db-migrations/, as an older release ships them. */
@@ -133,7 +133,7 @@ class SchemaMigratorIT {
     try (Stream<Path> listed = Files.list(MIGRATIONS)) {
       files = listed.filter(p -> p.getFileName().toString().matches("V\\d+__.*\\.sql")).toList();
     }
-    assertThat(files).as("the shipped migrations").hasSize(4);
+    assertThat(files).as("the shipped migrations").hasSize(5);
     for (Path file : files) {
       int version = Integer.parseInt(file.getFileName().toString().replaceAll("^V(\\d+)__.*", "$1"));
       if (version <= migrations) {

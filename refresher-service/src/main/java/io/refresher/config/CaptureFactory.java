@@ -46,6 +46,14 @@ public class CaptureFactory {
   @JsonProperty
   private String slot;
 
+  /**
+   * The role the log is read as (it needs {@code REPLICATION}); the datasource's own when none. Its
+   * password comes from the environment, as the datasource's does.
+   */
+  @JsonProperty private String user;
+
+  @JsonProperty private String password;
+
   /** The captured tables, by {@code schema.table} (a name without a schema is in {@code public}). */
   @NotEmpty @Valid @JsonProperty private Map<String, CaptureTableFactory> tables = new LinkedHashMap<>();
 
@@ -63,6 +71,22 @@ public class CaptureFactory {
   @MinDuration(value = 1, unit = TimeUnit.SECONDS)
   @JsonProperty
   private Duration lagInterval = Duration.seconds(5);
+
+  public String getUser() {
+    return user;
+  }
+
+  public void setUser(String user) {
+    this.user = user == null || user.isBlank() ? null : user;
+  }
+
+  public String getPassword() {
+    return password;
+  }
+
+  public void setPassword(String password) {
+    this.password = password;
+  }
 
   public String getPublication() {
     return publication;

@@ -85,7 +85,11 @@ final class CaptureFixture implements AutoCloseable {
 
   /** A service process reading the table's log, named {@code name} (its PostgreSQL session's too). */
   ServiceProcess replica(String name) throws IOException {
-    ServiceProcess process = new ServiceProcess(name, config(name), environment());
+    return replica(name, ServiceProcess.TEST_JVM_FLAGS);
+  }
+
+  ServiceProcess replica(String name, List<String> jvmFlags) throws IOException {
+    ServiceProcess process = new ServiceProcess(name, config(name), environment(), jvmFlags);
     processes.add(process);
     return process;
   }
