@@ -38,6 +38,10 @@ import org.redisson.client.codec.StringCodec;
  * {@code docs/sources.md}, which sends each changed row's id. Every second the demo commits an
  * {@code UPDATE} of one product's price and watches Redis until the new price is there.
  *
+ * <p>With {@code --feed log} the changes come from the write-ahead log instead (change capture: a
+ * publication of the table, no trigger), and at the end the demo stops the service, commits a
+ * change, starts the service again and shows the change arriving: the replication slot kept it.
+ *
  * <p>Beside it, {@code product:9} is cached the usual way and invalidated the usual way: on each of
  * its changes the application deletes the key, and every reader that arrives in the next 200 ms
  * misses and runs the query itself. The two are counted side by side.
@@ -74,6 +78,11 @@ final class ChangesDemo {
         FOR EACH ROW EXECUTE FUNCTION demo_product_changed_notify();
       """;
 
+  /** With {@code --feed log}: the publication change capture reads (made as an operator would). */
+  static final String PUBLICATION = "demo_products";
+
+  static final String PUBLICATION_SQL = "CREATE PUBLICATION " + PUBLICATION + " FOR TABLE demo_product";
+
   private final DemoOptions options;
   private final PrintStream out;
 
@@ -83,18 +92,23 @@ final class ChangesDemo {
   }
 
   ChangesReport run() throws Exception {
-    DemoServers servers = DemoServers.start(out);
+    boolean log = options.logFeed();
+    DemoServers servers = DemoServers.start(out, log);
     EmbeddedRedis redis = servers.redis();
     String dbUrl = servers.dbUrl();
     Demo.seed(dbUrl);
     try (Connection connection = connect(dbUrl); Statement statement = connection.createStatement()) {
-      statement.execute(TRIGGER_SQL);
+      statement.execute(log ? PUBLICATION_SQL : TRIGGER_SQL);
     }
 
     int httpPort = FreePorts.next();
     String token = UUID.randomUUID().toString();
     List<ConfigValue> feed =
-        List.of(ConfigValue.of(Map.of("channel", CHANNEL, "payload", "fields"), "sources", "product-by-id", "changes"));
+        log
+            ? List.of(
+                ConfigValue.of(PUBLICATION, "database", "capture", "publication"),
+                ConfigValue.of(List.of("product-by-id"), "database", "capture", "tables", "demo_product", "sources"))
+            : List.of(ConfigValue.of(Map.of("channel", CHANNEL, "payload", "fields"), "sources", "product-by-id", "changes"));
     Path config = Demo.writeConfig(redis.url(), dbUrl, httpPort, FreePorts.next(), token, feed);
     out.println("Starting the Refresher service on http://127.0.0.1:" + httpPort + " ...");
     DemoApplication app = new DemoApplication();
@@ -103,8 +117,13 @@ final class ChangesDemo {
     admin.awaitReady(Duration.ofSeconds(60));
     admin.put("/v1/templates/products", "{\"pattern\":\"product:{id}\",\"source\":\"product-by-id\",\"ttl\":\"PT60S\"}");
     out.println("Through config.yml and the admin API:");
-    out.println("  source product-by-id has changes: {channel: " + CHANNEL + ", payload: fields};");
-    out.println("  table demo_product has the trigger of docs/sources.md (pg_notify with the row's id after each change);");
+    if (log) {
+      out.println("  database.capture reads the write-ahead log: publication " + PUBLICATION + " (CREATE PUBLICATION " + PUBLICATION
+          + " FOR TABLE demo_product), table demo_product naming keys by the templates of source product-by-id;");
+    } else {
+      out.println("  source product-by-id has changes: {channel: " + CHANNEL + ", payload: fields};");
+      out.println("  table demo_product has the trigger of docs/sources.md (pg_notify with the row's id after each change);");
+    }
     out.println("  template 'products' (product:{id}) has a TTL of 60 s: only the change feed can show a change sooner.");
     out.printf("Readers read %s (they become hot) and %s, cached the usual way and deleted on change.%n%n", PRODUCTS, INVALIDATED_KEY);
 
@@ -122,6 +141,10 @@ final class ChangesDemo {
     ChangesReport report;
     try {
       report = changes(dbUrl, redisson, readers);
+      if (log) {
+        app = whileStopped(app, config, admin, dbUrl, redisson);
+        report = report.withWhileStopped(whileStoppedMillis);
+      }
     } finally {
       readers.close();
       client.close();
@@ -131,6 +154,34 @@ final class ChangesDemo {
     app.stopServer();
     servers.close();
     return report;
+  }
+
+  private Long whileStoppedMillis;
+
+  /**
+   * The log feed's point: stops the service, commits a change of product 1 while nothing reads the
+   * log, starts the service again and watches Redis until the change is there. Returns the running
+   * service.
+   */
+  private DemoApplication whileStopped(DemoApplication app, Path config, AdminClient admin, String dbUrl, RedissonClient redisson)
+      throws Exception {
+    out.println();
+    out.println("  Stopping the service; nothing reads the log now.");
+    app.stopServer();
+    BigDecimal price;
+    try (Connection connection = connect(dbUrl)) {
+      price = update(connection, 1);
+    }
+    out.printf("  UPDATE demo_product SET price = %s (id 1) committed while the service is stopped; starting it again...%n", price.toPlainString());
+    DemoApplication restarted = new DemoApplication();
+    restarted.run("server", config.toString());
+    admin.awaitReady(Duration.ofSeconds(60));
+    long ready = System.nanoTime();
+    whileStoppedMillis = awaitPrice(redisson, "product:1", price, ready, Duration.ofSeconds(10));
+    out.printf(
+        "  the service is ready again; the change made while it was stopped is in Redis %s%n",
+        whileStoppedMillis == null ? "NOT within 10 s" : whileStoppedMillis + " ms later (the replication slot kept it)");
+    return restarted;
   }
 
   /** Warm-up, then one committed change a second, each watched until it is in Redis. */
@@ -197,7 +248,9 @@ final class ChangesDemo {
         sourceRuns,
         readers.usualReads(),
         invalidationMisses,
-        invalidationQueries);
+        invalidationQueries,
+        options.logFeed() ? "log" : "notify",
+        null);
   }
 
   /** Raises the product's price by a cent and commits; the trigger's notification goes at commit. */
@@ -214,8 +267,13 @@ final class ChangesDemo {
 
   /** Milliseconds from the commit until Redis holds the new price, or null if not within the bound. */
   private static Long awaitPrice(RedissonClient redisson, String key, BigDecimal price, long committedNanos) throws Exception {
+    return awaitPrice(redisson, key, price, committedNanos, VISIBLE_WITHIN);
+  }
+
+  private static Long awaitPrice(RedissonClient redisson, String key, BigDecimal price, long committedNanos, Duration within)
+      throws Exception {
     RBucket<String> bucket = redisson.getBucket(key, StringCodec.INSTANCE);
-    long deadline = committedNanos + VISIBLE_WITHIN.toNanos();
+    long deadline = committedNanos + within.toNanos();
     while (System.nanoTime() < deadline) {
       String value = bucket.get();
       if (value != null) {

@@ -11,8 +11,13 @@ import java.io.PrintStream;
 record DemoServers(EmbeddedPostgreSql postgres, EmbeddedRedis redis, String dbUrl) implements AutoCloseable {
 
   static DemoServers start(PrintStream out) {
+    return start(out, false);
+  }
+
+  /** @param logicalDecoding a PostgreSQL whose log carries logical changes, for change capture */
+  static DemoServers start(PrintStream out, boolean logicalDecoding) {
     out.println("Starting embedded PostgreSQL and Redis (real servers from Maven artifacts)...");
-    EmbeddedPostgreSql postgres = EmbeddedPostgreSql.start();
+    EmbeddedPostgreSql postgres = logicalDecoding ? EmbeddedPostgreSql.startWithLogicalDecoding() : EmbeddedPostgreSql.start();
     Runtime.getRuntime().addShutdownHook(new Thread(postgres::close, "demo-postgres-stop"));
     EmbeddedRedis redis = EmbeddedRedis.start();
     Runtime.getRuntime().addShutdownHook(new Thread(redis::close, "demo-redis-stop"));

@@ -15,13 +15,33 @@ import org.junit.jupiter.api.Test;
 class DemoChangesIT {
 
   private static final Pattern FEED =
-      Pattern.compile("Change feed: (\\d+) changes committed; (\\d+) in Redis after the commit within p50 (\\d+) ms, max (\\d+) ms.*?(\\d+) not within 2 s\\. The products' source ran (\\d+) times");
+      Pattern.compile("Change feed \\([^)]+\\): (\\d+) changes committed; (\\d+) in Redis after the commit within p50 (\\d+) ms, max (\\d+) ms.*?(\\d+) not within 2 s\\. The products' source ran (\\d+) times");
   private static final Pattern READERS = Pattern.compile("Readers: ([\\d,]+) reads of the products, (\\d+) misses while hot");
+  private static final Pattern WHILE_STOPPED =
+      Pattern.compile("While stopped: a change committed while the service was stopped was in Redis (\\d+) ms after the service was ready again");
   private static final Pattern USUAL = Pattern.compile("\\((\\w+ )?on change\\): [\\d,]+ reads of \\S+, (\\d+) deletions, (\\d+) misses and (\\d+) database queries");
 
   @Test
   void changesDemo_everyCommittedChangeReachesRedis_withoutAMissWhileHot() throws Exception {
     DemoRun run = DemoRun.of(Duration.ofMinutes(3), "--changes", "--seconds", "12", "--rate", "1000");
+    assertSummary(run);
+  }
+
+  /**
+   * {@code demo --changes --feed log} as the README shows it: the same, with the changes read from
+   * the write-ahead log, and a change committed while the service was stopped in Redis after it
+   * starts again.
+   */
+  @Test
+  void changesDemoOnTheLog_everyChangeReachesRedis_alsoOneMadeWhileStopped() throws Exception {
+    DemoRun run = DemoRun.of(Duration.ofMinutes(3), "--changes", "--feed", "log", "--seconds", "10", "--rate", "1000");
+    assertSummary(run);
+    Matcher stopped = WHILE_STOPPED.matcher(run.printed());
+    assertThat(stopped.find()).as("the change made while stopped arrived; output:%n%s", run.printed()).isTrue();
+    assertThat(Long.parseLong(stopped.group(1))).as("ms after the service was ready").isLessThanOrEqualTo(10_000);
+  }
+
+  private static void assertSummary(DemoRun run) {
     String printed = run.printed();
 
     assertThat(run.exited()).as("demo finished; output:%n%s", printed).isTrue();

@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
  *     timeout: 2s
  *     versionSql: SELECT updated_at FROM product WHERE id = :id   # optional: cheap revalidation
  *     changes: { channel: product_changed, payload: key }      # optional: refresh on NOTIFY
+ *     valueTtl: { column: ttl_seconds, min: 30s, max: 1h }      # optional: the row sets its TTL
  * </pre>
  */
 public class SourceFactory {
@@ -45,6 +46,9 @@ public class SourceFactory {
 
   @Valid private ChangeFeedFactory changes;
 
+  /** The values carry their own TTL (a column, {@code Cache-Control}), within bounds; none when null. */
+  @Valid private ValueTtlFactory valueTtl;
+
   @NotNull private Map<String, ParamType> params = new LinkedHashMap<>();
 
   /** A SQL source's result shape; null when not given ({@code rows}). An HTTP source has none. */
@@ -54,6 +58,16 @@ public class SourceFactory {
   @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
   @MaxDuration(value = 10, unit = TimeUnit.MINUTES)
   private Duration timeout = Duration.seconds(5);
+
+  @JsonProperty
+  public ValueTtlFactory getValueTtl() {
+    return valueTtl;
+  }
+
+  @JsonProperty
+  public void setValueTtl(ValueTtlFactory valueTtl) {
+    this.valueTtl = valueTtl;
+  }
 
   @JsonProperty
   public String getDatasource() {
@@ -149,7 +163,16 @@ public class SourceFactory {
   public SourceDefinition build(String name) {
     if (http != null) {
       return new SourceDefinition(
-          name, http.getEndpoint(), null, params, getResult(), timeout.toJavaDuration(), http.build(), null, null);
+          name,
+          http.getEndpoint(),
+          null,
+          params,
+          getResult(),
+          timeout.toJavaDuration(),
+          http.build(),
+          null,
+          null,
+          valueTtl == null ? null : valueTtl.build());
     }
     return new SourceDefinition(
         name,
@@ -160,6 +183,7 @@ public class SourceFactory {
         timeout.toJavaDuration(),
         null,
         versionSql == null || versionSql.isBlank() ? null : versionSql,
-        changes == null ? null : changes.build());
+        changes == null ? null : changes.build(),
+        valueTtl == null ? null : valueTtl.build());
   }
 }

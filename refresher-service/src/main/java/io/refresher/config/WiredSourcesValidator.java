@@ -118,6 +118,17 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
                   "may only use the source's own parameters " + declared + "; it also uses " + versionUses);
         }
       }
+      ValueTtlFactory valueTtl = source.getValueTtl();
+      if (valueTtl != null) {
+        if (valueTtl.getColumn() == null) {
+          valid = violation(context, path + ".valueTtl.column", "must name the column holding the TTL in seconds (a SQL source)");
+        } else if (source.getResult() == io.refresher.source.ResultShape.ROWS) {
+          valid = violation(context, path + ".valueTtl.column", "needs result row or scalar (one row, whose column sets the TTL)");
+        }
+        if (valueTtl.isCacheControl()) {
+          valid = violation(context, path + ".valueTtl.cacheControl", "is for HTTP sources (the response's Cache-Control)");
+        }
+      }
       if (source.getChanges() != null && pool != null && pool.getUrl() != null
           && !pool.getUrl().startsWith("jdbc:postgresql:")) {
         valid = violation(context, path + ".changes", "needs a PostgreSQL datasource (LISTEN/NOTIFY)");
@@ -144,6 +155,14 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
     }
     if (source.getChanges() != null) {
       valid = violation(context, path + ".changes", "is for SQL sources (PostgreSQL LISTEN/NOTIFY)");
+    }
+    if (source.getValueTtl() != null) {
+      if (!source.getValueTtl().isCacheControl()) {
+        valid = violation(context, path + ".valueTtl.cacheControl", "must be true on an HTTP source (its values' TTL comes from Cache-Control)");
+      }
+      if (source.getValueTtl().getColumn() != null) {
+        valid = violation(context, path + ".valueTtl.column", "is for SQL sources; an HTTP source's TTL comes from Cache-Control");
+      }
     }
     if (http.getEndpoint() != null && !endpoints.containsKey(http.getEndpoint())) {
       valid = violation(context, path + ".http.endpoint", "must be one of " + new TreeSet<>(endpoints.keySet()));

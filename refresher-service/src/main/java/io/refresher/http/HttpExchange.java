@@ -1,6 +1,8 @@
 package io.refresher.http;
 
 import io.refresher.refresh.Loaded;
+import io.refresher.source.ValueTtl;
+import java.util.OptionalDouble;
 import io.refresher.source.SourceException;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -55,6 +57,8 @@ final class HttpExchange {
   private final ResponseValue value;
   private final long maxValueBytes;
   private final InstantSource clock;
+  /** When the source takes its values' TTL from {@code Cache-Control}; null otherwise. */
+  private final ValueTtl valueTtl;
 
   HttpExchange(
       EndpointClient endpoint,
@@ -63,8 +67,10 @@ final class HttpExchange {
       Set<Integer> accepted,
       ResponseValue value,
       long maxValueBytes,
-      InstantSource clock) {
+      InstantSource clock,
+      ValueTtl valueTtl) {
     this.clock = clock;
+    this.valueTtl = valueTtl != null && valueTtl.cacheControl() ? valueTtl : null;
     this.endpoint = endpoint;
     this.deadlines = deadlines;
     this.timeout = timeout;
@@ -144,14 +150,14 @@ final class HttpExchange {
     HttpEntity entity = response.getEntity();
     if (status == HttpStatus.SC_NOT_MODIFIED && conditional) {
       handled.complete = entity == null || drained(entity, deadline);
-      return new Loaded.Unchanged();
+      return new Loaded.Unchanged(ttl(response));
     }
     if (!accepted.contains(status)) {
       throw statusFailure(response, entity, deadline, label, handled, clock);
     }
     if (entity == null) {
       handled.complete = true;
-      return new Loaded.Value(value.of(new byte[0], null, label), validator(response));
+      return new Loaded.Value(value.of(new byte[0], null, label), validator(response), ttl(response));
     }
     long declared = entity.getContentLength();
     if (declared > maxValueBytes) {
@@ -164,7 +170,20 @@ final class HttpExchange {
     // and before its end closing it would read the rest (the caller closes the connection instead).
     byte[] body = BoundedBody.read(entity.getContent(), maxValueBytes, deadline, label);
     handled.complete = true;
-    return new Loaded.Value(value.of(body, charset(entity), label), validator(response));
+    return new Loaded.Value(value.of(body, charset(entity), label), validator(response), ttl(response));
+  }
+
+  /** The TTL the response's {@code Cache-Control} gives the value, bounded; null when not asked for or not said. */
+  private Duration ttl(ClassicHttpResponse response) {
+    if (valueTtl == null) {
+      return null;
+    }
+    StringBuilder directives = new StringBuilder();
+    for (Header header : response.getHeaders(HttpHeaders.CACHE_CONTROL)) {
+      directives.append(directives.length() == 0 ? "" : ",").append(header.getValue());
+    }
+    OptionalDouble seconds = CacheControl.sharedMaxAgeSeconds(directives.toString());
+    return seconds.isPresent() ? valueTtl.ofSeconds(seconds.getAsDouble()) : null;
   }
 
   private static boolean drained(HttpEntity entity, RequestDeadlines.Deadline deadline) throws IOException {

@@ -77,7 +77,8 @@ public final class HttpValueLoader implements ValueLoader {
               source.http().acceptStatus(),
               new ResponseValue(json, source.http().pointer()),
               maxValueBytes,
-              endpoints.clock());
+              endpoints.clock(),
+              source.valueTtl());
       prepared.put(source.name(), new Prepared(source, template, exchange));
     }
   }

@@ -4,6 +4,7 @@ import io.refresher.source.SourceCatalog;
 import io.refresher.source.SourceDefinition;
 import io.refresher.source.SourceException;
 import io.refresher.source.ResultShape;
+import io.refresher.source.ValueTtl;
 import io.refresher.source.ParamType;
 
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -128,7 +129,7 @@ public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
   public Loaded loadIfChanged(Registration registration, String validator) throws SourceException {
     PreparedSource versionQuery = preparedVersions.get(registration.source());
     if (versionQuery == null) {
-      return Loaded.value(load(registration));
+      return loadValue(registration, null);
     }
     SourceDefinition source = source(registration);
     String version = version(source, versionQuery, registration);
@@ -136,7 +137,7 @@ public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
     if (current != null && current.equals(validator)) {
       return new Loaded.Unchanged();
     }
-    return new Loaded.Value(load(registration), current);
+    return loadValue(registration, current);
   }
 
   /** Marks a stored validator as a SQL version (an HTTP source's are ETags and dates). */
@@ -188,6 +189,11 @@ public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
 
   @Override
   public String load(Registration registration) throws SourceException {
+    return loadValue(registration, null).value();
+  }
+
+  /** Runs the source's query: its value, and the TTL the row gives it when the source reads one. */
+  private Loaded.Value loadValue(Registration registration, String validator) throws SourceException {
     SourceDefinition source = source(registration);
     DataSource dataSource = dataSource(source);
     PreparedSource query = prepared.get(source.name());
@@ -212,9 +218,9 @@ public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
         }
         try (ResultSet rows = statement.executeQuery()) {
           return switch (source.result()) {
-            case ROWS -> rows(rows, source, deadline);
-            case ROW -> row(rows, source);
-            case SCALAR -> scalar(rows, source);
+            case ROWS -> new Loaded.Value(rows(rows, source, deadline), validator);
+            case ROW -> row(rows, source, validator);
+            case SCALAR -> scalar(rows, source, validator);
           };
         }
       } finally {
@@ -293,14 +299,21 @@ public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
     }
   }
 
-  private String row(ResultSet rows, SourceDefinition source) throws SQLException, SourceException {
+  private Loaded.Value row(ResultSet rows, SourceDefinition source, String validator) throws SQLException, SourceException {
     if (!rows.next()) {
       throw noValue(source, "returned no row");
     }
-    return rowMapper.row(rows).toString();
+    com.fasterxml.jackson.databind.node.ObjectNode row = rowMapper.row(rows);
+    ValueTtl valueTtl = source.valueTtl();
+    if (valueTtl == null || valueTtl.column() == null) {
+      return new Loaded.Value(row.toString(), validator);
+    }
+    // the TTL column is about the value, not part of it
+    row.remove(valueTtl.column());
+    return new Loaded.Value(row.toString(), validator, ttl(rows, source));
   }
 
-  private String scalar(ResultSet rows, SourceDefinition source) throws SQLException, SourceException {
+  private Loaded.Value scalar(ResultSet rows, SourceDefinition source, String validator) throws SQLException, SourceException {
     if (!rows.next()) {
       throw noValue(source, "returned no row");
     }
@@ -308,7 +321,44 @@ public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
     if (value == null) {
       throw noValue(source, "returned NULL");
     }
-    return value;
+    return new Loaded.Value(value, validator, ttl(rows, source));
+  }
+
+  /**
+   * The TTL the current row gives its value: the source's TTL column, in seconds (a number, or
+   * text holding one), bounded by its {@code valueTtl}. Null when the source reads none or the
+   * column is NULL: the registration's TTL then. A column that is not a number fails the refresh.
+   */
+  private static java.time.Duration ttl(ResultSet rows, SourceDefinition source) throws SQLException, SourceException {
+    ValueTtl valueTtl = source.valueTtl();
+    if (valueTtl == null || valueTtl.column() == null) {
+      return null;
+    }
+    Object raw;
+    try {
+      raw = rows.getObject(valueTtl.column());
+    } catch (SQLException e) {
+      throw new SourceException(
+          SourceException.Kind.ERROR, "source '" + source.name() + "' returned no column '" + valueTtl.column() + "' (valueTtl.column)");
+    }
+    if (raw == null) {
+      return null;
+    }
+    double seconds;
+    try {
+      seconds = raw instanceof Number number ? number.doubleValue() : Double.parseDouble(raw.toString().trim());
+    } catch (NumberFormatException e) {
+      throw new SourceException(
+          SourceException.Kind.ERROR,
+          "source '" + source.name() + "': its TTL column '" + valueTtl.column() + "' is not a number of seconds");
+    }
+    java.time.Duration ttl = valueTtl.ofSeconds(seconds);
+    if (ttl == null) {
+      throw new SourceException(
+          SourceException.Kind.ERROR,
+          "source '" + source.name() + "': its TTL column '" + valueTtl.column() + "' is not a finite number of seconds");
+    }
+    return ttl;
   }
 
   /** Stops the deadlines' timer (at the service's stop). */

@@ -65,6 +65,12 @@ final class LabelledCounters implements MultiCollector {
               List.of("gc"),
               "Milliseconds spent in garbage collection by collector"),
           new Family(
+              Pattern.compile("refresher\\.source\\.([^.]+)\\.failing-seconds"),
+              "refresher_source_failing_seconds",
+              List.of("source"),
+              "How long every refresh of the source has failed on this replica; 0 while its last one succeeded",
+              true),
+          new Family(
               Pattern.compile("refresher\\.capture\\.([^.]+)\\.changes"),
               "refresher_capture_changes",
               List.of("datasource"),

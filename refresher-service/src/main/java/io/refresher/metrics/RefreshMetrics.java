@@ -2,6 +2,7 @@ package io.refresher.metrics;
 
 import static com.codahale.metrics.MetricRegistry.name;
 
+import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.SlidingTimeWindowArrayReservoir;
@@ -11,8 +12,10 @@ import io.refresher.refresh.RefreshOutcome;
 import io.refresher.refresh.Trigger;
 import io.refresher.registry.Registration;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Refresh metrics: per source {@code refresher.source.<name>.refreshed|failed|skipped} meters and
@@ -28,9 +31,18 @@ public final class RefreshMetrics implements RefreshListener {
   private final Timer lag;
   private final ConcurrentHashMap<String, Meter> meters = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
+  /** Per source: when its current failure streak began on this replica; -1 when its last refresh succeeded. */
+  private final ConcurrentHashMap<String, AtomicLong> failingSince = new ConcurrentHashMap<>();
+  private final InstantSource clock;
 
   public RefreshMetrics(MetricRegistry metrics) {
+    this(metrics, InstantSource.system());
+  }
+
+  /** @param clock what a source's failure streak is timed with */
+  public RefreshMetrics(MetricRegistry metrics, InstantSource clock) {
     this.metrics = metrics;
+    this.clock = clock;
     this.lag =
         metrics.timer(
             "refresher.refresh.lag",
@@ -55,8 +67,12 @@ public final class RefreshMetrics implements RefreshListener {
     if (outcome instanceof RefreshOutcome.Refreshed refreshed) {
       timer(name("refresher.source", source, "duration"))
           .update(refreshed.computeDuration().toNanos(), TimeUnit.NANOSECONDS);
+      streak(source).set(-1);
+    } else if (outcome instanceof RefreshOutcome.Revalidated) {
+      streak(source).set(-1);
     } else if (outcome instanceof RefreshOutcome.Failed failed) {
       meter(name("refresher.source", source, "failed", failed.kind().toLowerCase())).mark();
+      streak(source).compareAndSet(-1, clock.millis());
     } else if (outcome instanceof RefreshOutcome.Skipped skipped) {
       meter(name("refresher.refresh.skipped", skipped.reason().name().toLowerCase())).mark();
     }
@@ -69,6 +85,28 @@ public final class RefreshMetrics implements RefreshListener {
   private Meter meter(String name) {
     Meter meter = meters.get(name);
     return meter != null ? meter : meters.computeIfAbsent(name, metrics::meter);
+  }
+
+  /**
+   * The source's failure streak, with its gauge {@code refresher.source.<source>.failing-seconds}
+   * (exported as {@code refresher_source_failing_seconds{source}}): how long every refresh of the
+   * source on this replica has failed, 0 while the last one succeeded. A rate of failures cannot say
+   * "nothing has worked for an hour"; this can, and an alert pages on it.
+   */
+  private AtomicLong streak(String source) {
+    AtomicLong since = failingSince.get(source);
+    if (since != null) {
+      return since;
+    }
+    return failingSince.computeIfAbsent(
+        source,
+        name -> {
+          AtomicLong created = new AtomicLong(-1);
+          metrics.gauge(
+              MetricRegistry.name("refresher.source", name, "failing-seconds"),
+              () -> (Gauge<Double>) () -> created.get() < 0 ? 0.0 : (clock.millis() - created.get()) / 1000.0);
+          return created;
+        });
   }
 
   private Timer timer(String name) {

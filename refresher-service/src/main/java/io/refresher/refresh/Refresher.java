@@ -153,8 +153,8 @@ public final class Refresher {
       fence = new Fence(epochs.currentEpoch(), held.token());
       String validator = loader.revalidates(registration) ? store.validator(key).orElse(null) : null;
       Loaded loaded = loader.loadIfChanged(registration, validator);
-      if (loaded instanceof Loaded.Unchanged) {
-        Optional<RefreshOutcome> revalidated = extend(registration, fence, started, held);
+      if (loaded instanceof Loaded.Unchanged unchanged) {
+        Optional<RefreshOutcome> revalidated = extend(registration, ttlOf(registration, unchanged.ttl()), fence, started, held);
         if (revalidated.isPresent()) {
           return revalidated.get();
         }
@@ -202,7 +202,8 @@ public final class Refresher {
   private RefreshOutcome write(
       Registration registration, Loaded.Value computed, Fence fence, Duration took, KeyLocks.HeldLock held) {
     Instant computedAt = clock.instant();
-    Instant expiresAt = computedAt.plus(registration.ttl());
+    Duration ttl = ttlOf(registration, computed.ttl());
+    Instant expiresAt = computedAt.plus(ttl);
     CacheStore.WriteResult result =
         store.write(
             registration.key(),
@@ -210,13 +211,13 @@ public final class Refresher {
             fence,
             registration.generation(),
             new CacheStore.ValueMeta(computedAt, took, expiresAt, computed.validator()),
-            planner.physicalTtl(registration.ttl()),
+            planner.physicalTtl(ttl),
             ttrs.settings().history(),
             held);
     if (!result.written()) {
       return notWritten(registration, fence, result.status());
     }
-    Next next = scheduleNext(registration, result, expiresAt, took, "refreshed");
+    Next next = scheduleNext(registration, ttl, result, expiresAt, took, "refreshed");
     return new Refreshed(computedAt, took, expiresAt, next.at(), next.ttr().ttr(), fence);
   }
 
@@ -225,10 +226,10 @@ public final class Refresher {
    * value is gone (the caller computes it; the lock is still held).
    */
   private Optional<RefreshOutcome> extend(
-      Registration registration, Fence fence, Instant started, KeyLocks.HeldLock held) {
+      Registration registration, Duration ttl, Fence fence, Instant started, KeyLocks.HeldLock held) {
     Instant now = clock.instant();
     Duration took = Duration.between(started, now);
-    Instant expiresAt = now.plus(registration.ttl());
+    Instant expiresAt = now.plus(ttl);
     CacheStore.WriteResult result =
         store.extend(
             registration.key(),
@@ -236,7 +237,7 @@ public final class Refresher {
             registration.generation(),
             now,
             expiresAt,
-            planner.physicalTtl(registration.ttl()),
+            planner.physicalTtl(ttl),
             held);
     if (result.status() == CacheStore.WriteStatus.VALUE_GONE) {
       LOG.debug("key '{}': its source said unchanged, but the value is gone; computing it", registration.key());
@@ -247,14 +248,14 @@ public final class Refresher {
     }
     // The TTR keeps coming from full computations: the stored durations are left as they were, so
     // that a change found at the next refresh still has time to be computed.
-    Next next = scheduleNext(registration, result, expiresAt, took, "revalidated (unchanged)");
+    Next next = scheduleNext(registration, ttl, result, expiresAt, took, "revalidated (unchanged)");
     return Optional.of(new Revalidated(now, took, expiresAt, next.at(), next.ttr().ttr(), fence));
   }
 
   /** After a write or extension: the key's TTR, its next refresh handed to the rescheduler, the logs. */
   private Next scheduleNext(
-      Registration registration, CacheStore.WriteResult result, Instant expiresAt, Duration took, String what) {
-    TtrDecision ttr = ttrFor(registration, result.recentDurations());
+      Registration registration, Duration ttl, CacheStore.WriteResult result, Instant expiresAt, Duration took, String what) {
+    TtrDecision ttr = ttrFor(ttl, registration, result.recentDurations());
     Instant next = planner.nextRefreshAt(expiresAt, ttr);
     rescheduler.reschedule(registration.key(), next);
     if (result.clearedFailures() > 0) {
@@ -319,10 +320,23 @@ public final class Refresher {
     }
   }
 
+  /**
+   * The TTL a value gets: the one it carries itself (a source's {@code valueTtl}, already bounded),
+   * else its registration's.
+   */
+  private static Duration ttlOf(Registration registration, Duration fromValue) {
+    return fromValue != null ? fromValue : registration.ttl();
+  }
+
   /** The key's TTR from its recent compute durations, this replica's lag and the key's rate. */
   public TtrDecision ttrFor(Registration registration, java.util.List<Long> recentDurations) {
+    return ttrFor(registration.ttl(), registration, recentDurations);
+  }
+
+  /** As {@link #ttrFor(Registration, java.util.List)}, for a value whose TTL is {@code ttl}. */
+  public TtrDecision ttrFor(Duration ttl, Registration registration, java.util.List<Long> recentDurations) {
     return ttrs.decide(
-        registration.ttl(),
+        ttl,
         recentDurations,
         lag.p99(),
         heat.rateOf(registration.key()),

@@ -29,10 +29,25 @@ public record SourceDefinition(
     Duration timeout,
     HttpRequestSpec http,
     String versionSql,
-    ChangeFeed changes) {
+    ChangeFeed changes,
+    ValueTtl valueTtl) {
 
   public SourceDefinition {
     params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
+  }
+
+  /** A source whose values take their registration's TTL. */
+  public SourceDefinition(
+      String name,
+      String datasource,
+      String sql,
+      Map<String, ParamType> params,
+      ResultShape result,
+      Duration timeout,
+      HttpRequestSpec http,
+      String versionSql,
+      ChangeFeed changes) {
+    this(name, datasource, sql, params, result, timeout, http, versionSql, changes, null);
   }
 
   /** A SQL source without a version query or change feed. */

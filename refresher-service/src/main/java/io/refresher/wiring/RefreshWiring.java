@@ -54,7 +54,7 @@ record RefreshWiring(
     RedisCacheStore store = new RedisCacheStore(redis.redisson(), redis.reachability(), redis.cluster());
     RedisKeyLocks locks = new RedisKeyLocks(redis.redisson(), redis.reachability(), redis.cluster(), localClock);
     RescheduleBuffer reschedules = new RescheduleBuffer(redis.dueIndex());
-    RefreshMetrics metrics = new RefreshMetrics(environment.metrics());
+    RefreshMetrics metrics = new RefreshMetrics(environment.metrics(), localClock);
     LagTracker lag = new LagTracker();
     Refresher refresher =
         new Refresher(
