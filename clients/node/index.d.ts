@@ -122,6 +122,12 @@ export declare class CommandTimeoutError extends Error {
   constructor(timeoutMs: number, command: string);
 }
 
+/** The service's not-found marker: a key known to have no value (docs/protocol.md, "Known absent"). get() returns null for it. */
+export declare const NOT_FOUND_MARKER: string;
+
+/** Whether a value read from Redis is the service's not-found marker. */
+export declare function isNotFound(value: string | null): boolean;
+
 export declare const MetaFields: {
   readonly COMPUTED_AT: 'computedAt';
   readonly DELTA: 'delta';

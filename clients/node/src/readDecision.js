@@ -1,3 +1,5 @@
+import { isNotFound } from './protocol/notFound.js';
+
 /**
  * What get(key, {ttlMs, loader}) does with what it read, the same in every client
  * (protocol/vectors/read-decisions.json).
@@ -11,6 +13,8 @@ export const ReadDecision = Object.freeze({
   RECOMPUTE_EXPIRED: 'RECOMPUTE_EXPIRED',
   /** No value: load it, once across callers and processes. */
   LOAD: 'LOAD',
+  /** The service's not-found marker before its expiry: the key is known to have no value. Return null; load nothing. */
+  ABSENT: 'ABSENT',
 });
 
 /**
@@ -23,6 +27,9 @@ export function decide(stored, shouldRecompute) {
   }
   // Redis's clock, not ours: expiresAt is on it, and ours may be seconds off.
   const now = stored.readAtMillis;
+  if (isNotFound(stored.value) && (stored.expiresAtMillis === null || now < stored.expiresAtMillis)) {
+    return ReadDecision.ABSENT;
+  }
   if (stored.writtenByService()) {
     // The service recomputes its keys before expiry; only a value it gave up on is ours to redo.
     if (stored.expiresAtMillis === null || now < stored.expiresAtMillis) {

@@ -4,6 +4,7 @@
  * protects keys the service does not keep hot from stampedes, with early recomputation (XFetch)
  * and a single-flight loader across callers and processes.
  */
+import { visible } from './protocol/notFound.js';
 import { AccessCounter } from './accessCounter.js';
 import { NodeRedisDriver } from './driver/nodeRedisDriver.js';
 import { EarlyRecompute, DEFAULT_BETA } from './earlyRecompute.js';
@@ -83,7 +84,7 @@ export class RefresherClient {
       if (value === null) {
         this.#counts.misses++;
       }
-      return value;
+      return visible(value);
     }
     const { ttlMs, loader } = options;
     if (typeof loader !== 'function') {
@@ -103,13 +104,15 @@ export class RefresherClient {
     switch (decide(stored, (now, delta, expiresAt) => this.#earlyRecompute.shouldRecompute(now, delta, expiresAt))) {
       case ReadDecision.SERVE:
         return stored.value;
+      case ReadDecision.ABSENT:
+        return null;
       case ReadDecision.LOAD:
         this.#counts.misses++;
         return this.#loadOnce(key, ttlMillis, loader);
       case ReadDecision.RECOMPUTE_EXPIRED:
-        return this.#recomputeIfFirst(key, ttlMillis, loader, stored.value, false);
+        return visible(await this.#recomputeIfFirst(key, ttlMillis, loader, stored.value, false));
       default:
-        return this.#recomputeIfFirst(key, ttlMillis, loader, stored.value, true);
+        return visible(await this.#recomputeIfFirst(key, ttlMillis, loader, stored.value, true));
     }
   }
 

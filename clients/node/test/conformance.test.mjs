@@ -54,7 +54,7 @@ test('read-decisions.json: what get(key, {ttlMs, loader}) does with what it read
   const { cases } = vectors('read-decisions.json');
   assert.ok(cases.length >= 10, 'read-decisions.json has its cases');
   for (const c of cases) {
-    const stored = new StoredValue(c.valuePresent ? 'v' : null, c.deltaMillis, c.expiresAtMillis, c.epoch, c.redisNowMillis);
+    const stored = new StoredValue(c.value, c.deltaMillis, c.expiresAtMillis, c.epoch, c.redisNowMillis);
     const decision = decide(stored, (now, delta, expiresAt) => EarlyRecompute.decide(now, delta, expiresAt, c.beta, c.uniform));
     assert.equal(decision, c.decision, `decision on ${JSON.stringify(c)}`);
   }

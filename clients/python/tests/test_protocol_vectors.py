@@ -51,7 +51,7 @@ def test_read_decisions():
     assert cases
     for case in cases:
         stored = StoredValue(
-            "v" if case["valuePresent"] else None,
+            case["value"],
             case["deltaMillis"],
             case["expiresAtMillis"],
             case["epoch"],

@@ -23,6 +23,7 @@ from refresher.options import (
     checked_value,
     ttl_millis,
 )
+from refresher.protocol.not_found import visible
 from refresher.rate_limited_warning import RateLimitedWarning
 from refresher.read_decision import ReadDecision
 from refresher.stats import LoadFigures, Stats
@@ -84,7 +85,7 @@ class AsyncRefresherClient:
             value = await self._store.get(key)
             if value is None:
                 self._figures.add("misses")
-            return value
+            return visible(value)
         if ttl is None or loader is None:
             raise TypeError("get(key, ttl, loader) needs both ttl and loader (or neither, for a plain read)")
         if not callable(loader):
@@ -100,11 +101,15 @@ class AsyncRefresherClient:
         decision = ReadDecision.of(stored, self._early.should_recompute)
         if decision is ReadDecision.SERVE:
             return stored.value
+        if decision is ReadDecision.ABSENT:
+            return None
         if decision is ReadDecision.LOAD:
             self._figures.add("misses")
             return await self._load_once(key, ttl_ms, loader)
-        return await self._recompute_if_first(
-            key, ttl_ms, loader, stored.value, early=decision is ReadDecision.RECOMPUTE_EARLY
+        return visible(
+            await self._recompute_if_first(
+                key, ttl_ms, loader, stored.value, early=decision is ReadDecision.RECOMPUTE_EARLY
+            )
         )
 
     def record(self, key: str) -> None:

@@ -4,6 +4,8 @@ import enum
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from .protocol.not_found import is_not_found
+
 
 @dataclass(frozen=True)
 class StoredValue:
@@ -39,6 +41,9 @@ class ReadDecision(enum.Enum):
     RECOMPUTE_EXPIRED = "RECOMPUTE_EXPIRED"
     #: No value: load it, once across threads and processes.
     LOAD = "LOAD"
+    #: The service's not-found marker before its expiry: the key is known to have no value.
+    #: Return None; load nothing.
+    ABSENT = "ABSENT"
 
     @staticmethod
     def of(stored: StoredValue, should_recompute: Callable[[int, int, int], bool]) -> "ReadDecision":
@@ -46,6 +51,8 @@ class ReadDecision(enum.Enum):
             return ReadDecision.LOAD
         # Redis's clock, not ours: expiresAt is on it, and ours may be seconds off.
         now = stored.read_at_millis
+        if is_not_found(stored.value) and (stored.expires_at_millis is None or now < stored.expires_at_millis):
+            return ReadDecision.ABSENT
         if stored.written_by_service:
             # The service recomputes its keys before expiry; only a value it gave up on is ours to redo.
             if stored.expires_at_millis is None or now < stored.expires_at_millis:

@@ -12,7 +12,12 @@ enum ReadDecision {
   /** A value of the service's past its logical expiry (it stopped refreshing it): one caller recomputes. */
   RECOMPUTE_EXPIRED,
   /** No value: load it, once across threads and processes. */
-  LOAD;
+  LOAD,
+  /**
+   * The service's not-found marker ({@link io.refresher.client.protocol.NotFoundMarker}), before its
+   * expiry: the key is known to have no value. Return none; load nothing.
+   */
+  ABSENT;
 
   /** The XFetch test, on Redis's time in ms. */
   @FunctionalInterface
@@ -26,6 +31,10 @@ enum ReadDecision {
     }
     // Redis's clock, not ours: expiresAt is on it, and ours may be seconds off.
     long now = stored.readAtMillis();
+    if (io.refresher.client.protocol.NotFoundMarker.is(stored.value())
+        && (stored.expiresAtMillis() == null || now < stored.expiresAtMillis())) {
+      return ABSENT;
+    }
     if (stored.writtenByService()) {
       // The service recomputes its keys before expiry; only a value it gave up on is ours to redo.
       if (stored.expiresAtMillis() == null || now < stored.expiresAtMillis()) {

@@ -1,5 +1,7 @@
 package io.refresher.client;
 
+import io.refresher.client.protocol.NotFoundMarker;
+
 import io.refresher.client.driver.RedisDriver;
 import io.refresher.client.driver.UrlDriverProvider;
 import java.time.Duration;
@@ -113,7 +115,15 @@ public final class RefresherClient implements AutoCloseable {
     if (value == null) {
       misses.increment();
     }
-    return value;
+    return visible(value);
+  }
+
+  /**
+   * What a caller gets for a value read from Redis: none for the service's not-found marker (the
+   * key is known to have no value; docs/protocol.md, "Known absent").
+   */
+  private static String visible(String value) {
+    return NotFoundMarker.is(value) ? null : value;
   }
 
   /**
@@ -147,15 +157,17 @@ public final class RefresherClient implements AutoCloseable {
     } catch (RuntimeException e) {
       return loadWithoutCache(key, loader, redisFailure(e));
     }
-    return switch (ReadDecision.of(stored, earlyRecompute::shouldRecompute)) {
-      case SERVE -> stored.value();
-      case LOAD -> {
-        misses.increment();
-        yield loadOnce(key, ttl, loader);
-      }
-      case RECOMPUTE_EXPIRED -> recomputeIfFirst(key, ttl, loader, stored.value(), false);
-      case RECOMPUTE_EARLY -> recomputeIfFirst(key, ttl, loader, stored.value(), true);
-    };
+    return visible(
+        switch (ReadDecision.of(stored, earlyRecompute::shouldRecompute)) {
+          case SERVE -> stored.value();
+          case ABSENT -> null;
+          case LOAD -> {
+            misses.increment();
+            yield loadOnce(key, ttl, loader);
+          }
+          case RECOMPUTE_EXPIRED -> recomputeIfFirst(key, ttl, loader, stored.value(), false);
+          case RECOMPUTE_EARLY -> recomputeIfFirst(key, ttl, loader, stored.value(), true);
+        });
   }
 
   /**

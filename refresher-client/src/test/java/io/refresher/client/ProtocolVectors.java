@@ -1,5 +1,7 @@
 package io.refresher.client;
 
+import io.refresher.client.protocol.NotFoundMarker;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.refresher.client.driver.RedisScript;
@@ -139,6 +141,9 @@ public final class ProtocolVectors {
         "cases", cases);
   }
 
+  /** A read-decision input whose stored value is the not-found marker. */
+  private static final Object NOT_FOUND = new Object();
+
   static Map<String, Object> readDecisions() {
     List<Object> cases = new ArrayList<>();
     long now = 1_764_806_400_000L;
@@ -156,19 +161,26 @@ public final class ProtocolVectors {
       {true, 0L, 50L, -1L, 1.0},
       {true, 0L, null, 60_000L, 1e-9},
       {true, 0L, 50L, null, 1e-9},
+      // the service's not-found marker: known absent before its expiry, recomputed after it
+      {NOT_FOUND, 3L, 50L, 60_000L, 0.5},
+      {NOT_FOUND, 3L, 50L, 0L, 0.5},
+      {NOT_FOUND, 3L, null, null, 0.5},
     };
     for (Object[] input : inputs) {
-      boolean present = (Boolean) input[0];
+      boolean notFound = input[0] == NOT_FOUND;
+      boolean present = notFound || (Boolean) input[0];
       long epoch = (Long) input[1];
       Long delta = (Long) input[2];
       Long expiresAt = input[3] == null ? null : now + (Long) input[3];
       double uniform = (Double) input[4];
       double beta = 1.0;
-      StoredValue stored = new StoredValue(present ? "v" : null, delta, expiresAt, epoch, now);
+      String value = notFound ? NotFoundMarker.VALUE : present ? "v" : null;
+      StoredValue stored = new StoredValue(value, delta, expiresAt, epoch, now);
       ReadDecision decision =
           ReadDecision.of(stored, (n, d, e) -> EarlyRecompute.decide(n, d, e, beta, uniform));
       Map<String, Object> item = new LinkedHashMap<>();
       item.put("valuePresent", present);
+      item.put("value", value);
       item.put("epoch", epoch);
       item.put("deltaMillis", delta);
       item.put("expiresAtMillis", expiresAt);
@@ -183,7 +195,9 @@ public final class ProtocolVectors {
         "What get(key, ttl, loader) does with the value and the metadata fields delta, expiresAt and"
             + " epoch it read, at Redis's time: LOAD (no value), SERVE, RECOMPUTE_EXPIRED (a value of"
             + " the service, epoch > 0, at or past expiresAt), RECOMPUTE_EARLY (a client's value that"
-            + " XFetch says to recompute). Absent or unreadable fields are null; an absent epoch is 0.",
+            + " XFetch says to recompute), ABSENT (the service's not-found marker, value, before its"
+            + " expiresAt: known absent, return none and load nothing). value is the stored value"
+            + " (\"v\" stands for any other). Absent or unreadable fields are null; an absent epoch is 0.",
         "cases", cases);
   }
 

@@ -72,7 +72,7 @@ class ProtocolVectorsTest {
     for (JsonNode c : read("read-decisions.json").get("cases")) {
       StoredValue stored =
           new StoredValue(
-              c.get("valuePresent").asBoolean() ? "v" : null,
+              c.get("value").isNull() ? null : c.get("value").asText(),
               longOrNull(c.get("deltaMillis")),
               longOrNull(c.get("expiresAtMillis")),
               c.get("epoch").asLong(),

@@ -348,7 +348,7 @@ class HttpValueLoaderTest {
   void translate_unknownHost_isErrorNamingIt() {
     // no lookup of a made-up name here: it would go to the machine's resolver
     HttpExchange exchange = new HttpExchange(
-        endpoints.endpoint("wire").orElseThrow(), endpoints.deadlines(), Duration.ofSeconds(1), Set.of(200), null, 10, InstantSource.system(), null);
+        endpoints.endpoint("wire").orElseThrow(), endpoints.deadlines(), Duration.ofSeconds(1), Set.of(200), null, 10, InstantSource.system(), null, null);
     SourceException e = exchange.translate(new UnknownHostException("catalog.internal: Name or service not known"), false, "source 's'");
 
     assertThat(e.kind()).as(e.getMessage()).isEqualTo(SourceException.Kind.ERROR);

@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
  *     versionSql: SELECT updated_at FROM product WHERE id = :id   # optional: cheap revalidation
  *     changes: { channel: product_changed, payload: key }      # optional: refresh on NOTIFY
  *     valueTtl: { column: ttl_seconds, min: 30s, max: 1h }      # optional: the row sets its TTL
+ *     notFound: { ttl: 30s }     # optional: no row stores the not-found marker for 30 s
  * </pre>
  */
 public class SourceFactory {
@@ -49,6 +50,9 @@ public class SourceFactory {
   /** The values carry their own TTL (a column, {@code Cache-Control}), within bounds; none when null. */
   @Valid private ValueTtlFactory valueTtl;
 
+  /** No row (or an HTTP "not found" status) stores the not-found marker with this TTL; none when null. */
+  @Valid private NotFoundFactory notFound;
+
   @NotNull private Map<String, ParamType> params = new LinkedHashMap<>();
 
   /** A SQL source's result shape; null when not given ({@code rows}). An HTTP source has none. */
@@ -58,6 +62,16 @@ public class SourceFactory {
   @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
   @MaxDuration(value = 10, unit = TimeUnit.MINUTES)
   private Duration timeout = Duration.seconds(5);
+
+  @JsonProperty
+  public NotFoundFactory getNotFound() {
+    return notFound;
+  }
+
+  @JsonProperty
+  public void setNotFound(NotFoundFactory notFound) {
+    this.notFound = notFound;
+  }
 
   @JsonProperty
   public ValueTtlFactory getValueTtl() {
@@ -172,7 +186,8 @@ public class SourceFactory {
           http.build(),
           null,
           null,
-          valueTtl == null ? null : valueTtl.build());
+          valueTtl == null ? null : valueTtl.build(),
+          notFound == null ? null : notFound.build(true));
     }
     return new SourceDefinition(
         name,
@@ -184,6 +199,7 @@ public class SourceFactory {
         null,
         versionSql == null || versionSql.isBlank() ? null : versionSql,
         changes == null ? null : changes.build(),
-        valueTtl == null ? null : valueTtl.build());
+        valueTtl == null ? null : valueTtl.build(),
+        notFound == null ? null : notFound.build(false));
   }
 }

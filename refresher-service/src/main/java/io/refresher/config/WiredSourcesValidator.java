@@ -118,6 +118,14 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
                   "may only use the source's own parameters " + declared + "; it also uses " + versionUses);
         }
       }
+      if (source.getNotFound() != null) {
+        if (source.getResult() == io.refresher.source.ResultShape.ROWS) {
+          valid = violation(context, path + ".notFound", "needs result row or scalar (rows answers an empty array, a value)");
+        }
+        if (source.getNotFound().getHttpStatus() != null) {
+          valid = violation(context, path + ".notFound.httpStatus", "is for HTTP sources; a SQL source's not found is no row");
+        }
+      }
       ValueTtlFactory valueTtl = source.getValueTtl();
       if (valueTtl != null) {
         if (valueTtl.getColumn() == null) {
@@ -155,6 +163,15 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
     }
     if (source.getChanges() != null) {
       valid = violation(context, path + ".changes", "is for SQL sources (PostgreSQL LISTEN/NOTIFY)");
+    }
+    if (source.getNotFound() != null && source.getNotFound().getHttpStatus() != null) {
+      for (Integer status : source.getNotFound().getHttpStatus()) {
+        if (status == null || status < 400 || status > 599) {
+          valid = violation(context, path + ".notFound.httpStatus", "must list 4xx or 5xx statuses, such as 404 or 410");
+        } else if (http.getAcceptStatus().contains(status)) {
+          valid = violation(context, path + ".notFound.httpStatus", "must not list a status the source accepts as a value (http.acceptStatus)");
+        }
+      }
     }
     if (source.getValueTtl() != null) {
       if (!source.getValueTtl().isCacheControl()) {

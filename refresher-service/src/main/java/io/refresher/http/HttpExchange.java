@@ -2,6 +2,8 @@ package io.refresher.http;
 
 import io.refresher.refresh.Loaded;
 import io.refresher.source.ValueTtl;
+import io.refresher.source.NotFound;
+import io.refresher.client.protocol.NotFoundMarker;
 import java.util.OptionalDouble;
 import io.refresher.source.SourceException;
 import java.io.IOException;
@@ -59,6 +61,8 @@ final class HttpExchange {
   private final InstantSource clock;
   /** When the source takes its values' TTL from {@code Cache-Control}; null otherwise. */
   private final ValueTtl valueTtl;
+  /** The source's rule for "not found" statuses; null when it has none. */
+  private final NotFound notFound;
 
   HttpExchange(
       EndpointClient endpoint,
@@ -68,8 +72,10 @@ final class HttpExchange {
       ResponseValue value,
       long maxValueBytes,
       InstantSource clock,
-      ValueTtl valueTtl) {
+      ValueTtl valueTtl,
+      NotFound notFound) {
     this.clock = clock;
+    this.notFound = notFound;
     this.valueTtl = valueTtl != null && valueTtl.cacheControl() ? valueTtl : null;
     this.endpoint = endpoint;
     this.deadlines = deadlines;
@@ -151,6 +157,11 @@ final class HttpExchange {
     if (status == HttpStatus.SC_NOT_MODIFIED && conditional) {
       handled.complete = entity == null || drained(entity, deadline);
       return new Loaded.Unchanged(ttl(response));
+    }
+    if (notFound != null && notFound.httpStatuses().contains(status)) {
+      // the source says the thing does not exist: known absent, for the rule's TTL
+      handled.complete = entity == null || drained(entity, deadline);
+      return new Loaded.Value(NotFoundMarker.VALUE, null, notFound.ttl());
     }
     if (!accepted.contains(status)) {
       throw statusFailure(response, entity, deadline, label, handled, clock);

@@ -78,7 +78,8 @@ public final class HttpValueLoader implements ValueLoader {
               new ResponseValue(json, source.http().pointer()),
               maxValueBytes,
               endpoints.clock(),
-              source.valueTtl());
+              source.valueTtl(),
+              source.notFound());
       prepared.put(source.name(), new Prepared(source, template, exchange));
     }
   }

@@ -5,6 +5,7 @@ import io.refresher.source.SourceDefinition;
 import io.refresher.source.SourceException;
 import io.refresher.source.ResultShape;
 import io.refresher.source.ValueTtl;
+import io.refresher.client.protocol.NotFoundMarker;
 import io.refresher.source.ParamType;
 
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -301,7 +302,7 @@ public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
 
   private Loaded.Value row(ResultSet rows, SourceDefinition source, String validator) throws SQLException, SourceException {
     if (!rows.next()) {
-      throw noValue(source, "returned no row");
+      return notFound(source, validator);
     }
     com.fasterxml.jackson.databind.node.ObjectNode row = rowMapper.row(rows);
     ValueTtl valueTtl = source.valueTtl();
@@ -315,13 +316,24 @@ public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
 
   private Loaded.Value scalar(ResultSet rows, SourceDefinition source, String validator) throws SQLException, SourceException {
     if (!rows.next()) {
-      throw noValue(source, "returned no row");
+      return notFound(source, validator);
     }
     String value = rowMapper.scalarText(rows);
     if (value == null) {
       throw noValue(source, "returned NULL");
     }
     return new Loaded.Value(value, validator, ttl(rows, source));
+  }
+
+  /**
+   * No row: the not-found marker with its own TTL when the source has a {@code notFound} rule,
+   * otherwise a failure (kind {@code no_value}) that keeps the old value.
+   */
+  private static Loaded.Value notFound(SourceDefinition source, String validator) throws SourceException {
+    if (source.notFound() == null) {
+      throw noValue(source, "returned no row");
+    }
+    return new Loaded.Value(NotFoundMarker.VALUE, validator, source.notFound().ttl());
   }
 
   /**

@@ -30,7 +30,8 @@ public record SourceDefinition(
     HttpRequestSpec http,
     String versionSql,
     ChangeFeed changes,
-    ValueTtl valueTtl) {
+    ValueTtl valueTtl,
+    NotFound notFound) {
 
   public SourceDefinition {
     params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
@@ -47,7 +48,7 @@ public record SourceDefinition(
       HttpRequestSpec http,
       String versionSql,
       ChangeFeed changes) {
-    this(name, datasource, sql, params, result, timeout, http, versionSql, changes, null);
+    this(name, datasource, sql, params, result, timeout, http, versionSql, changes, null, null);
   }
 
   /** A SQL source without a version query or change feed. */

@@ -181,6 +181,9 @@ final class ChangesWiring {
             }
           }
         });
+    if (channels.isEmpty()) {
+      return;
+    }
     LOG.info(
         "refresh on change: channels {} (coalesce window {} ms, {} threads)",
         channels,

@@ -243,6 +243,48 @@ class RefresherConfigurationTest {
   }
 
   @Test
+  void build_valueTtlAndNotFound_mapped() throws Exception {
+    RefresherConfiguration config =
+        load(
+            DATABASE
+                + ADMIN
+                + """
+                sources:
+                  offer:
+                    sql: SELECT title, ttl_s FROM offer WHERE id = :id
+                    params: { id: long }
+                    result: row
+                    valueTtl: { column: ttl_s, min: 30s, max: 10m }
+                    notFound: { ttl: 20s }
+                """);
+
+    io.refresher.source.SourceDefinition offer = config.getSources().get("offer").build("offer");
+    assertThat(offer.valueTtl()).isEqualTo(new io.refresher.source.ValueTtl("ttl_s", false, java.time.Duration.ofSeconds(30), java.time.Duration.ofMinutes(10)));
+    assertThat(offer.notFound()).isEqualTo(new io.refresher.source.NotFound(java.time.Duration.ofSeconds(20), java.util.Set.of()));
+  }
+
+  @Test
+  void build_valueTtlOnRowsWithoutColumn_andNotFoundOnRows_failNamingThem() throws Exception {
+    String message =
+        failure(
+            DATABASE
+                + ADMIN
+                + """
+                sources:
+                  offers:
+                    sql: SELECT * FROM offer
+                    valueTtl: { cacheControl: true }
+                    notFound: { ttl: 20s, httpStatus: [404] }
+                """);
+
+    assertThat(message)
+        .contains("sources.offers.valueTtl.column must name the column holding the TTL in seconds")
+        .contains("sources.offers.valueTtl.cacheControl is for HTTP sources")
+        .contains("sources.offers.notFound needs result row or scalar")
+        .contains("sources.offers.notFound.httpStatus is for HTTP sources");
+  }
+
+  @Test
   void build_unknownDatasource_failsNamingSourceDatasource() throws Exception {
     String message =
         failure(

@@ -98,7 +98,9 @@ final class CaptureFixture implements AutoCloseable {
     YAMLMapper yaml = new YAMLMapper();
     ObjectNode config = (ObjectNode) yaml.readTree(Path.of("..", "config.yml").toFile());
     ObjectNode source = config.withObjectProperty("sources").putObject("product");
-    source.put("sql", "SELECT capture_value(:id) AS product_value");
+    // no row for an id the table does not have: the not-found marker, for 20 s
+    source.put("sql", "SELECT capture_value(id) AS product_value FROM product WHERE id = :id");
+    source.putObject("notFound").put("ttl", "20s");
     source.putObject("params").put("id", "long");
     source.put("result", "scalar");
     // a killed replica's key locks end with their lease: short, so that a restarted one is not held
@@ -153,6 +155,32 @@ final class CaptureFixture implements AutoCloseable {
     for (CompletableFuture<HttpResponse<String>> response : responses) {
       assertThat(response.get().statusCode()).as(response.get().body()).isEqualTo(201);
     }
+  }
+
+  /** Registers one key of the product with {@code id} (kept, one-hour TTL); returns the response's status. */
+  int registerKey(ServiceProcess via, long id) throws Exception {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + via.port() + "/v1/keys/product:" + id))
+            .header("Authorization", "Bearer " + TOKEN)
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString("{\"source\":\"product\",\"params\":{\"id\":" + id + "},\"ttl\":\"PT1H\",\"policy\":\"always\"}"))
+            .build();
+    return HTTP.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
+  }
+
+  /** The raw value of {@code key} in Redis; null when absent. */
+  String rawValue(String key) {
+    return reader.<String>getBucket(key, StringCodec.INSTANCE).get();
+  }
+
+  /** The metadata hash of {@code key}. */
+  Map<String, String> meta(String key) {
+    return reader.<String, String>getMap(io.refresher.client.protocol.CacheKeys.metaKey(key), StringCodec.INSTANCE).readAllMap();
+  }
+
+  /** A Redisson client of the test's Redis (the caller shuts it down). */
+  RedissonClient connect() {
+    return redis.connect();
   }
 
   /** Bumps every row's version, one committed transaction per row, in order; returns the new versions. */

@@ -3,11 +3,17 @@ package io.refresher.it.capture;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.refresher.client.Loader;
+import io.refresher.client.RefresherClient;
+import io.refresher.client.protocol.NotFoundMarker;
+import io.refresher.client.redisson.RedissonDriver;
 import io.refresher.testing.ServiceProcess;
 import io.refresher.testing.ValueWatch;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.redisson.api.RedissonClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -145,6 +151,46 @@ class LogCaptureIT {
     awaitAll(expected, "after a 20 s SIGSTOP", resumed);
     assertRunOncePerChange(runsBefore);
     assertNoAbsence();
+  }
+
+  @Test
+  @Order(5)
+  void notFoundMarker_heldWithItsTtl_clientAnswersAbsentWithoutLoading_rowInsertedArrivesThroughTheLog() throws Exception {
+    long id = 100_000;
+    String key = "product:" + id;
+    assertThat(fixture.registerKey(replica, id)).as("registered").isEqualTo(201);
+    assertThat(fixture.rawValue(key)).as("the not-found marker").isEqualTo(NotFoundMarker.VALUE);
+    Map<String, String> meta = fixture.meta(key);
+    assertThat(Long.parseLong(meta.get("expiresAt")) - Long.parseLong(meta.get("computedAt")))
+        .as("the marker's TTL: the source's notFound.ttl, not the registration's hour")
+        .isEqualTo(Duration.ofSeconds(20).toMillis());
+
+    RedissonClient redisson = fixture.connect();
+    AtomicInteger loads = new AtomicInteger();
+    Loader loader =
+        () -> {
+          loads.incrementAndGet();
+          return "loaded by the application";
+        };
+    try (RefresherClient client = RefresherClient.builder(RedissonDriver.of(redisson)).build()) {
+      assertThat(client.get(key)).as("plain get: known absent").isNull();
+      assertThat(client.get(key, Duration.ofMinutes(1), loader)).as("get with a loader: known absent").isNull();
+      assertThat(loads).as("loader runs").hasValue(0);
+
+      // the source counts its runs per key in a table of its own (CaptureFixture)
+      fixture.database.execute(
+          "CREATE TABLE capture_marker_" + id + " ()", "INSERT INTO product (id, name) VALUES (" + id + ", 'appeared')");
+      long committed = System.nanoTime();
+      await("the row's value in Redis").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+          .until(() -> fixture.rawValue(key) != null && !NotFoundMarker.is(fixture.rawValue(key)));
+      long millis = (System.nanoTime() - committed) / 1_000_000;
+      LOG.info("not-found marker: the inserted row's value replaced it {} ms after the commit (log feed)", millis);
+      assertThat(millis).as("ms from the insert's commit to its value in Redis").isLessThanOrEqualTo(2_000);
+      assertThat(client.get(key, Duration.ofMinutes(1), loader)).as("the value now").endsWith(" 0");
+      assertThat(loads).as("loader runs").hasValue(0);
+    } finally {
+      redisson.shutdown();
+    }
   }
 
   private static void awaitAll(Map<String, Integer> expected, String when, long resumedNanos) {
