@@ -13,9 +13,10 @@ import redis.embedded.core.ExecutableProvider;
  * being written inherits the write descriptor until it execs. The library writes a fresh copy for
  * every server it builds, so with servers, PostgreSQL and test processes started side by side, any
  * start could fail (one did, in a CI run). Written once, the window opens once per JVM; {@link
- * #start} closes it by retrying the exec for as long as such a child can live.
+ * #start} closes it by retrying the exec for as long as such a child can live. Every server the
+ * tests build from the artifact (TLS ones included) goes through here.
  */
-final class RedisBinary {
+public final class RedisBinary {
 
   /** A forked child holds the descriptor only until its own exec, which takes milliseconds. */
   private static final int ATTEMPTS = 20;
@@ -27,7 +28,7 @@ final class RedisBinary {
   private RedisBinary() {}
 
   /** The binary, extracted from the artifact on first use. */
-  static synchronized File file() throws IOException {
+  public static synchronized File file() throws IOException {
     if (binary == null) {
       binary = ExecutableProvider.newJarResourceProvider().get();
     }
@@ -35,18 +36,18 @@ final class RedisBinary {
   }
 
   /** The provider that hands the library the one extracted binary. */
-  static ExecutableProvider provider() {
+  public static ExecutableProvider provider() {
     return RedisBinary::file;
   }
 
   /** Something that executes the binary. */
   @FunctionalInterface
-  interface Start<T> {
+  public interface Start<T> {
     T run() throws IOException;
   }
 
   /** Runs {@code start}, again while it fails only because the binary is briefly busy. */
-  static <T> T start(Start<T> start) throws IOException {
+  public static <T> T start(Start<T> start) throws IOException {
     for (int attempt = 1; ; attempt++) {
       try {
         return start.run();

@@ -1,6 +1,7 @@
 package io.refresher.testing;
 
 import io.refresher.embedded.FreePorts;
+import io.refresher.embedded.RedisBinary;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.redisson.Redisson;
@@ -36,6 +37,8 @@ public final class TlsRedis implements TestRedis {
     try {
       RedisServer server =
           RedisServer.newRedisServer()
+              // the one extracted binary, started through the busy-file retry (RedisBinary)
+              .executableProvider(RedisBinary.provider())
               .bind("127.0.0.1")
               .port(0)
               .setting("tls-port " + port)
@@ -48,7 +51,11 @@ public final class TlsRedis implements TestRedis {
               .soutListener(line -> LOG.debug("redis tls :{} {}", port, line))
               .serrListener(line -> LOG.debug("redis tls :{} (stderr) {}", port, line))
               .build();
-      server.start();
+      RedisBinary.start(
+          () -> {
+            server.start();
+            return server;
+          });
       return new TlsRedis(port, server, certificates);
     } catch (IOException e) {
       throw new UncheckedIOException("could not start embedded Redis with TLS on port " + port, e);

@@ -52,6 +52,15 @@ public class SchedulerFactory {
   @MinDuration(value = 100, unit = TimeUnit.MILLISECONDS)
   private Duration epochCheckInterval = Duration.seconds(1);
 
+  /**
+   * How often one replica sweeps the kept keys for the freshness metrics (the oldest value and the
+   * keys past their planned refresh, per source): one registry query and one Redis round trip per
+   * 1,000 kept keys.
+   */
+  @NotNull
+  @MinDuration(value = 1, unit = TimeUnit.SECONDS)
+  private Duration freshnessInterval = Duration.minutes(1);
+
   @NotBlank private String quartzName = "refresher";
 
   @Min(1)
@@ -136,6 +145,16 @@ public class SchedulerFactory {
   @JsonProperty
   public void setReconcileInterval(Duration reconcileInterval) {
     this.reconcileInterval = reconcileInterval;
+  }
+
+  @JsonProperty
+  public Duration getFreshnessInterval() {
+    return freshnessInterval;
+  }
+
+  @JsonProperty
+  public void setFreshnessInterval(Duration freshnessInterval) {
+    this.freshnessInterval = freshnessInterval;
   }
 
   @JsonProperty

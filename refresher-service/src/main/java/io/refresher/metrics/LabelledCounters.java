@@ -65,6 +65,30 @@ final class LabelledCounters implements MultiCollector {
               List.of("gc"),
               "Milliseconds spent in garbage collection by collector"),
           new Family(
+              Pattern.compile("refresher\\.source\\.([^.]+)\\.oldest-value-seconds"),
+              "refresher_source_oldest_value_seconds",
+              List.of("source"),
+              "Age of the oldest value among the source's kept keys, seconds (last freshness sweep)",
+              true),
+          new Family(
+              Pattern.compile("refresher\\.source\\.([^.]+)\\.past-planned-ratio"),
+              "refresher_source_past_planned_ratio",
+              List.of("source"),
+              "Share of the source's kept keys past their planned refresh (last freshness sweep)",
+              true),
+          new Family(
+              Pattern.compile("refresher\\.source\\.([^.]+)\\.kept-keys"),
+              "refresher_source_kept_keys",
+              List.of("source"),
+              "Keys of the source the service keeps fresh (last freshness sweep)",
+              true),
+          new Family(
+              Pattern.compile("refresher\\.source\\.([^.]+)\\.keys-without-value"),
+              "refresher_source_keys_without_value",
+              List.of("source"),
+              "Kept keys of the source without a value (last freshness sweep)",
+              true),
+          new Family(
               Pattern.compile("refresher\\.source\\.([^.]+)\\.failing-seconds"),
               "refresher_source_failing_seconds",
               List.of("source"),

@@ -522,6 +522,40 @@ public final class RedisCacheStore implements CacheStore {
   }
 
   @Override
+  public Map<String, Long> valueTimes(List<String> keys) {
+    reachability.require("RedisCacheStore.valueTimes");
+    try {
+      RBatch batch = redisson.createBatch();
+      Map<String, org.redisson.api.RFuture<Map<String, String>>> metas = new java.util.LinkedHashMap<>();
+      Map<String, org.redisson.api.RFuture<Boolean>> present = new java.util.LinkedHashMap<>();
+      for (String key : keys) {
+        metas.put(
+            key,
+            batch.<String, String>getMap(CacheKeys.metaKey(key), StringCodec.INSTANCE)
+                .getAllAsync(java.util.Set.of(MetaFields.COMPUTED_AT, MetaFields.REVALIDATED_AT)));
+        present.put(key, batch.getBucket(key, StringCodec.INSTANCE).isExistsAsync());
+      }
+      batch.execute();
+      Map<String, Long> times = new java.util.HashMap<>();
+      for (String key : keys) {
+        if (!present.get(key).toCompletableFuture().join()) {
+          continue;
+        }
+        Map<String, String> meta = metas.get(key).toCompletableFuture().join();
+        Instant computed = instant(meta.get(MetaFields.COMPUTED_AT));
+        Instant revalidated = instant(meta.get(MetaFields.REVALIDATED_AT));
+        Instant latest = computed == null ? revalidated : revalidated == null || computed.isAfter(revalidated) ? computed : revalidated;
+        if (latest != null) {
+          times.put(key, latest.toEpochMilli());
+        }
+      }
+      return times;
+    } catch (RedisException e) {
+      throw unavailable("value times of " + keys.size() + " keys", e);
+    }
+  }
+
+  @Override
   public Optional<KeyState> state(String key) {
     reachability.require("RedisCacheStore.state");
     try {

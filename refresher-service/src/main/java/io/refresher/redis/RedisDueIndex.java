@@ -601,6 +601,29 @@ public final class RedisDueIndex implements DueIndex, ClaimLeases, PrewarmPorts.
   }
 
   @Override
+  public Map<String, Long> plannedAt(List<String> keys) {
+    reachability.require("RedisDueIndex.plannedAt");
+    try {
+      RBatch batch = redisson.createBatch();
+      Map<String, org.redisson.api.RFuture<Double>> scores = new java.util.LinkedHashMap<>();
+      for (String key : keys) {
+        scores.put(key, batch.<String>getScoredSortedSet(shardKey(shardOf(key, shards)), StringCodec.INSTANCE).getScoreAsync(key));
+      }
+      batch.execute();
+      Map<String, Long> planned = new java.util.HashMap<>();
+      scores.forEach((key, score) -> {
+        Double at = score.toCompletableFuture().join();
+        if (at != null) {
+          planned.put(key, at.longValue());
+        }
+      });
+      return planned;
+    } catch (RedisException e) {
+      throw RedisCacheStore.unavailable("due times of " + keys.size() + " keys", e);
+    }
+  }
+
+  @Override
   public OptionalLong plannedAt(String key) {
     reachability.require("RedisDueIndex.plannedAt");
     try {

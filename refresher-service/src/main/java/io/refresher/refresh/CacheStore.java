@@ -3,6 +3,8 @@ package io.refresher.refresh;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -132,6 +134,29 @@ public interface CacheStore {
   int recordFailure(String key, Fence fence, String kind, String error, Instant at, Duration metaTtlIfNew);
 
   Optional<KeyState> state(String key);
+
+  /**
+   * For each of {@code keys} that has a value: when that value was last known current, epoch ms
+   * (its {@code revalidatedAt} when later than its {@code computedAt}); keys without a value (or
+   * without a computation time) are left out. One round trip for all.
+   */
+  default Map<String, Long> valueTimes(List<String> keys) {
+    Map<String, Long> times = new java.util.HashMap<>();
+    for (String key : keys) {
+      state(key)
+          .filter(KeyState::valuePresent)
+          .ifPresent(
+              state -> {
+                java.time.Instant at = state.revalidatedAt() != null && (state.computedAt() == null || state.revalidatedAt().isAfter(state.computedAt()))
+                    ? state.revalidatedAt()
+                    : state.computedAt();
+                if (at != null) {
+                  times.put(key, at.toEpochMilli());
+                }
+              });
+    }
+    return times;
+  }
 
   /**
    * Records that the registration of {@code generation} was deleted: writes computed for it (or

@@ -37,5 +37,14 @@ public interface DueIndex {
 
   OptionalLong plannedAt(String key);
 
+  /** When each of {@code keys} is next due, epoch ms; keys not in the index are left out. */
+  default Map<String, Long> plannedAt(List<String> keys) {
+    Map<String, Long> planned = new java.util.HashMap<>();
+    for (String key : keys) {
+      plannedAt(key).ifPresent(at -> planned.put(key, at));
+    }
+    return planned;
+  }
+
   long size();
 }

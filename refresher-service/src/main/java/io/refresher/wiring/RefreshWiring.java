@@ -9,6 +9,7 @@ import io.refresher.redis.RedisKeyLocks;
 import io.refresher.refresh.AdaptiveTtr;
 import io.refresher.refresh.DispatchSettings;
 import io.refresher.refresh.DueIndexReconciler;
+import io.refresher.refresh.FreshnessSweep;
 import io.refresher.refresh.LagTracker;
 import io.refresher.refresh.RefreshDispatcher;
 import io.refresher.refresh.RefreshListener;
@@ -35,7 +36,8 @@ record RefreshWiring(
     Refresher refresher,
     RefreshDispatcher dispatcher,
     RefreshService service,
-    DueIndexReconciler reconciler) {
+    DueIndexReconciler reconciler,
+    FreshnessSweep freshness) {
 
   private static final Logger LOG = LoggerFactory.getLogger(RefreshWiring.class);
 
@@ -98,7 +100,17 @@ record RefreshWiring(
     DueIndexReconciler reconciler =
         new DueIndexReconciler(
             registry.repository(), redis.dueIndex(), () -> access.hotSetStore().all().keySet(), clock);
-    return new RefreshWiring(store, locks, refresher, dispatcher, service, reconciler);
+    FreshnessSweep freshness =
+        new FreshnessSweep(
+            registry.repository(),
+            () -> access.hotSetStore().all().keySet(),
+            registry.resolver(),
+            store,
+            redis.dueIndex(),
+            clock,
+            // a planned refresh this late is a backlog, not the dispatcher's usual lag
+            config.getRefresh().getLockLease().toJavaDuration());
+    return new RefreshWiring(store, locks, refresher, dispatcher, service, reconciler, freshness);
   }
 
   /**

@@ -4,6 +4,8 @@ import io.dropwizard.core.setup.Environment;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.health.SchedulerHealthCheck;
 import io.refresher.scheduling.QuartzManager;
+import io.refresher.metrics.FreshnessMetrics;
+import io.refresher.scheduling.FreshnessJob;
 import io.refresher.scheduling.ReconcileDueIndexJob;
 import io.refresher.scheduling.SampleAccessJob;
 import io.refresher.scheduling.SnapshotPopularityJob;
@@ -28,6 +30,14 @@ final class SchedulingWiring {
       RefreshWiring refresh,
       InstantSource localClock)
       throws Exception {
+    Duration freshnessEvery = config.getScheduler().getFreshnessInterval().toJavaDuration();
+    FreshnessMetrics freshness =
+        new FreshnessMetrics(
+            environment.metrics(),
+            config.getSources().keySet(),
+            localClock,
+            // firings go to any replica: its last report holds for a few of them
+            freshnessEvery.multipliedBy(3));
     QuartzManager quartz =
         new QuartzManager(
             config.getScheduler().getQuartzName(),
@@ -35,6 +45,7 @@ final class SchedulingWiring {
             config.getScheduler().getQuartzThreads(),
             Map.of(
                 ReconcileDueIndexJob.class, new ReconcileDueIndexJob(refresh.reconciler()),
+                FreshnessJob.class, new FreshnessJob(refresh.freshness(), freshness::report),
                 SampleAccessJob.class, new SampleAccessJob(access.hotKeys(), access.refreshView()),
                 SnapshotPopularityJob.class, new SnapshotPopularityJob(access.popularity())),
             localClock);
@@ -48,6 +59,7 @@ final class SchedulingWiring {
               quartz.every("reconcile-due-index", ReconcileDueIndexJob.class, reconcileEvery, reconcileEvery);
               quartz.every("sample-access", SampleAccessJob.class, sampleEvery, sampleEvery);
               quartz.every("snapshot-popularity", SnapshotPopularityJob.class, snapshotEvery, snapshotEvery);
+              quartz.every("freshness", FreshnessJob.class, freshnessEvery, freshnessEvery);
               quartz.start();
             },
             quartz::stop));
