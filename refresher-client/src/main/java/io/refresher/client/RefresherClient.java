@@ -110,12 +110,23 @@ public final class RefresherClient implements AutoCloseable {
    * they would from the application's own client.
    */
   public String get(String key) {
+    return read(key).value();
+  }
+
+  /**
+   * What a plain read found: a value, or none; and, when none, whether the key is known to have
+   * none (the service's not-found marker: its source found no row) rather than not cached.
+   */
+  public record Read(String value, boolean knownAbsent) {}
+
+  /** {@code GET key}, counted as a read, telling "known absent" from "not cached". */
+  public Read read(String key) {
     counter.record(key);
     String value = store.get(key);
     if (value == null) {
       misses.increment();
     }
-    return visible(value);
+    return NotFoundMarker.is(value) ? new Read(null, true) : new Read(value, false);
   }
 
   /**

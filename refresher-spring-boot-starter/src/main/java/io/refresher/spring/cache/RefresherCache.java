@@ -80,8 +80,12 @@ public final class RefresherCache implements Cache {
 
   @Override
   public ValueWrapper get(Object key) {
-    String text = client.get(redisKey(key));
-    return text == null ? null : new SimpleValueWrapper(json.read(text, valueType));
+    RefresherClient.Read read = client.read(redisKey(key));
+    if (read.knownAbsent()) {
+      // the service's not-found marker: a cached "none", not a miss (the method is not run)
+      return new SimpleValueWrapper(null);
+    }
+    return read.value() == null ? null : new SimpleValueWrapper(json.read(read.value(), valueType));
   }
 
   @Override

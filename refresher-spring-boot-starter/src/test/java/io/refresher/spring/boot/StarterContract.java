@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.refresher.client.RefresherClient;
 import io.refresher.client.protocol.AccessProtocol;
 import io.refresher.client.protocol.CacheKeys;
+import io.refresher.client.protocol.NotFoundMarker;
 import io.refresher.embedded.EmbeddedRedis;
 import io.refresher.embedded.RespConnection;
 import io.refresher.spring.cache.RefresherCache;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringApplication;
+import org.springframework.cache.Cache;
 import org.springframework.cache.CacheManager;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -113,6 +115,22 @@ abstract class StarterContract {
     assertThat(served).isEqualTo(new Product(7, "Phone Pro", new BigDecimal("1099.00"), List.of("5g")));
     assertThat(context.getBean(ProductDatabase.class).queriesOf(7)).isZero();
     assertThat(call("GET", "product:7")).as("an application's put does not overwrite the service's fresh value").isEqualTo(json);
+  }
+
+  @Test
+  void aKeyTheServiceKnowsAbsent_answersNull_withoutTheDatabase() throws Exception {
+    // the service's not-found marker (docs/protocol.md, "Known absent"), before its expiry
+    call("SET", "product:404", NotFoundMarker.VALUE, "PX", "60000");
+    long now = Long.parseLong(((List<?>) call("TIME")).get(0).toString()) * 1000;
+    call("HSET", CacheKeys.metaKey("product:404"), "epoch", "3", "token", "9", "expiresAt", Long.toString(now + 30_000), "delta", "5");
+
+    Product served = context.getBean(ProductCatalog.class).findProduct(404);
+    Cache.ValueWrapper wrapper = context.getBean(CacheManager.class).getCache("product").get(404L);
+
+    assertThat(served).as("@Cacheable(sync = true): none, from the cache").isNull();
+    assertThat(wrapper).as("Cache.get(key): a cached null, not a miss").isNotNull();
+    assertThat(wrapper.get()).isNull();
+    assertThat(context.getBean(ProductDatabase.class).queriesOf(404)).as("queries for a key known absent").isZero();
   }
 
   @Test
