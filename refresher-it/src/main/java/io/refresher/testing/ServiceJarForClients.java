@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import io.refresher.embedded.FreePorts;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,8 +14,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * The service's jar, as operators run it, for the tests of the clients in other languages: the
@@ -47,15 +44,7 @@ public final class ServiceJarForClients implements AutoCloseable {
     database.execute(
         "CREATE TABLE test_product (id bigint primary key, name text, price numeric, tags text[])",
         "INSERT INTO test_product SELECT i, 'Product ' || i, round(i / 100.0, 2), ARRAY['sample'] FROM generate_series(1, 100) i");
-    Map<String, String> env = new HashMap<>();
-    env.put("REFRESHER_REDIS_URL", redis.url());
-    env.put("REFRESHER_DB_URL", database.url());
-    env.put("REFRESHER_DB_USER", database.user());
-    env.put("REFRESHER_DB_PASSWORD", database.password());
-    env.put("REFRESHER_ADMIN_TOKEN", TOKEN);
-    env.put("REFRESHER_HTTP_PORT", Integer.toString(FreePorts.next()));
-    env.put("REFRESHER_ADMIN_PORT", Integer.toString(FreePorts.next()));
-    ServiceProcess service = new ServiceProcess(name, config(name), env);
+    ServiceProcess service = new ServiceProcess(name, config(name), ServiceProcess.environment(redis, database, TOKEN));
     ServiceJarForClients started = new ServiceJarForClients(redis, database, service);
     try {
       service.start();

@@ -43,6 +43,22 @@ public final class ServiceProcess implements AutoCloseable {
   }
 
   /**
+   * The {@code REFRESHER_*} variables of a service on {@code redis} and {@code database}, with the
+   * admin token and two free ports (application and admin).
+   */
+  public static Map<String, String> environment(TestRedis redis, TestDatabase database, String adminToken) {
+    Map<String, String> env = new java.util.HashMap<>();
+    env.put("REFRESHER_REDIS_URL", redis.url());
+    env.put("REFRESHER_DB_URL", database.url());
+    env.put("REFRESHER_DB_USER", database.user());
+    env.put("REFRESHER_DB_PASSWORD", database.password());
+    env.put("REFRESHER_ADMIN_TOKEN", adminToken);
+    env.put("REFRESHER_HTTP_PORT", Integer.toString(io.refresher.embedded.FreePorts.next()));
+    env.put("REFRESHER_ADMIN_PORT", Integer.toString(io.refresher.embedded.FreePorts.next()));
+    return env;
+  }
+
+  /**
    * A small heap, the serial collector and C1 only: several replicas and the tests share two cores,
    * and C2's compiler threads cost more than they give back in a test's minutes.
    */

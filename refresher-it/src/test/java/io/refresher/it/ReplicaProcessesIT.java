@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import io.refresher.embedded.FreePorts;
 import io.refresher.testing.AccessReporter;
 import io.refresher.testing.RealServers;
 import io.refresher.testing.ServiceProcess;
@@ -460,14 +459,6 @@ class ReplicaProcessesIT {
   }
 
   private static Map<String, String> environment() {
-    Map<String, String> env = new HashMap<>();
-    env.put("REFRESHER_REDIS_URL", redis.url());
-    env.put("REFRESHER_DB_URL", database.url());
-    env.put("REFRESHER_DB_USER", database.user());
-    env.put("REFRESHER_DB_PASSWORD", database.password());
-    env.put("REFRESHER_ADMIN_TOKEN", TOKEN);
-    env.put("REFRESHER_HTTP_PORT", Integer.toString(FreePorts.next()));
-    env.put("REFRESHER_ADMIN_PORT", Integer.toString(FreePorts.next()));
-    return env;
+    return ServiceProcess.environment(redis, database, TOKEN);
   }
 }

@@ -1,7 +1,6 @@
 package io.refresher.changes;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -156,7 +155,7 @@ public final class ChangeListener implements Runnable {
         } finally {
           listening.set(false);
           current = null;
-          closeQuietly(connection);
+          LeaderSessions.closeQuietly(connection);
         }
       }
     } catch (InterruptedException e) {
@@ -214,7 +213,7 @@ public final class ChangeListener implements Runnable {
       } else {
         deliver(new PGNotification[0]);
         if (now - lastHeardMillis >= KEEPALIVE_EVERY_MILLIS) {
-          keepalive(connection);
+          LeaderSessions.keepalive(connection);
           lastHeardMillis = now;
         }
       }
@@ -232,10 +231,6 @@ public final class ChangeListener implements Runnable {
       // a bug in one batch's handling must not stop the listening
       LOG.error("{} notifications on datasource '{}' could not be handled", batch.size(), datasource, e);
     }
-  }
-
-  private static void keepalive(Connection connection) throws SQLException {
-    LeaderSessions.keepalive(connection);
   }
 
   private void logFailure(boolean opened, Exception e, long delay) {
@@ -283,10 +278,6 @@ public final class ChangeListener implements Runnable {
     } else if (wasListening) {
       LOG.info("stopped listening for changes on datasource '{}'; a standby replica takes over", datasource);
     }
-  }
-
-  private static void closeQuietly(Connection connection) {
-    LeaderSessions.closeQuietly(connection);
   }
 
   /** For logs: which channels, on which datasource. */

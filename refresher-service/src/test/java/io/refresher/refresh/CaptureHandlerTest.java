@@ -1,6 +1,7 @@
 package io.refresher.refresh;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.refresher.failure.RegistryUnavailableException;
 import io.refresher.registry.RefreshPolicy;
@@ -50,33 +51,29 @@ class CaptureHandlerTest {
         }
       };
 
+  private final AtomicInteger runs = new AtomicInteger();
+
   private final ChangeCoalescer changes =
-      new ChangeCoalescer(
+      coalescer(
           key -> {
+            runs.incrementAndGet();
             if (failuresLeft.getAndDecrement() > 0) {
               return ChangeCoalescer.Result.FAILED;
             }
             refreshed.add(key);
             return ChangeCoalescer.Result.DONE;
-          },
-          tasks,
-          java.time.InstantSource.system(),
-          Duration.ZERO,
-          1000,
-          Duration.ofSeconds(10),
-          ChangeEvents.NONE);
+          });
   private final ChangeCoalescer evictions =
-      new ChangeCoalescer(
+      coalescer(
           key -> {
             evicted.add(key);
             return ChangeCoalescer.Result.DONE;
-          },
-          tasks,
-          java.time.InstantSource.system(),
-          Duration.ZERO,
-          1000,
-          Duration.ofSeconds(10),
-          ChangeEvents.NONE);
+          });
+
+  private ChangeCoalescer coalescer(ChangeCoalescer.Action action) {
+    return new ChangeCoalescer(
+        action, tasks, java.time.InstantSource.system(), Duration.ZERO, 1000, Duration.ofSeconds(10), ChangeEvents.NONE);
+  }
 
   private final CaptureHandler handler =
       new CaptureHandler(
@@ -152,7 +149,8 @@ class CaptureHandlerTest {
   void apply_stoppedWhileRetrying_returnsFalse() throws Exception {
     failuresLeft.set(Integer.MAX_VALUE);
     CompletableFuture<Boolean> applying = CompletableFuture.supplyAsync(() -> handler.apply(List.of(update(1))));
-    Thread.sleep(300); // let it fail and start waiting for a retry; the stop must end any wait
+    // it failed at least twice: it is in (or about to enter) its wait for a retry, which the stop ends
+    await().atMost(Duration.ofSeconds(5)).until(() -> runs.get() >= 2);
     handler.stop();
 
     assertThat(applying.get(5, TimeUnit.SECONDS)).isFalse();
