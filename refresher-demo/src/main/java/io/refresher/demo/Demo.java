@@ -95,7 +95,7 @@ final class Demo {
             new DemoReaders.UsualWay(CACHE_ASIDE_KEY, CACHE_ASIDE_SQL, CACHE_ASIDE_TTL, 10));
     DemoReport report;
     try {
-      report = report(dbUrl, app, redisson, readers);
+      report = report(dbUrl, app, redisson, readers).withAudit(auditTotals(admin));
     } finally {
       readers.close();
     }
@@ -105,6 +105,19 @@ final class Demo {
     app.stopServer();
     servers.close();
     return report;
+  }
+
+  /** The consistency audit's samples and mismatches over the run, all sources together. */
+  private static long[] auditTotals(AdminClient admin) throws IOException, InterruptedException {
+    com.fasterxml.jackson.databind.JsonNode report =
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(admin.get("/v1/audit", Duration.ofSeconds(10)));
+    long samples = 0;
+    long mismatches = 0;
+    for (com.fasterxml.jackson.databind.JsonNode source : report.path("sources")) {
+      samples += source.path("total").path("samples").asLong();
+      mismatches += source.path("total").path("mismatches").asLong();
+    }
+    return new long[] {samples, mismatches};
   }
 
   private void registerKeys(AdminClient admin) throws IOException, InterruptedException {
@@ -213,7 +226,9 @@ final class Demo {
         readers.usualReads(),
         readers.usualMisses(),
         lastAsideQueries - firstAsideQueries,
-        peakAside);
+        peakAside,
+        0,
+        0);
   }
 
   private static int present(RedissonClient redisson, List<String> keys) {

@@ -22,7 +22,16 @@ record DemoReport(
     long cacheAsideReads,
     long cacheAsideMisses,
     long cacheAsideQueries,
-    long cacheAsidePeakQueriesPerSecond) {
+    long cacheAsidePeakQueriesPerSecond,
+    long auditSamples,
+    long auditMismatches) {
+
+  /** This report with the consistency audit's totals ({samples, mismatches}). */
+  DemoReport withAudit(long[] audit) {
+    return new DemoReport(
+        seconds, hotKeyReads, hotKeyMisses, coldStartMisses, promoted, demoted, expiredCold, sourceQueries, refreshes,
+        cacheAsideReads, cacheAsideMisses, cacheAsideQueries, cacheAsidePeakQueriesPerSecond, audit[0], audit[1]);
+  }
 
   String summary() {
     return String.format(
@@ -31,7 +40,10 @@ record DemoReport(
             + " promotion: the first reads of keys nobody had read yet).%n"
             + "  Hot set: %d keys promoted from reads alone, %d demoted when no longer read; %d of the"
             + " products no longer read expired on their own.%n"
-            + "  The database ran %d source queries (%d refreshes), about one per hot key per refresh cycle.%n"
+            + "  The database ran %d source queries (%d refreshes, the rest the audit's), about one per hot key per"
+            + " refresh cycle.%n"
+            + "  Consistency audit (GET /v1/audit): %d samples of the kept keys compared with their source, %d"
+            + " mismatched.%n"
             + "  1 key cached the usual way (cache-aside, no Refresher): %,d reads, %d misses, %d database"
             + " queries, up to %d in one second: every expiry sends its concurrent readers to the database at"
             + " once.%n",
@@ -44,6 +56,8 @@ record DemoReport(
         expiredCold,
         sourceQueries,
         refreshes,
+        auditSamples,
+        auditMismatches,
         cacheAsideReads,
         cacheAsideMisses,
         cacheAsideQueries,

@@ -18,7 +18,8 @@ class DemoCommandIT {
       Pattern.compile("Keys read through the client library: ([\\d,]+) reads, (\\d+) misses while hot \\((\\d+) misses before");
   private static final Pattern HOT_SET =
       Pattern.compile("Hot set: (\\d+) keys promoted from reads alone, (\\d+) demoted when no longer read; (\\d+) of the");
-  private static final Pattern SOURCE = Pattern.compile("The database ran (\\d+) source queries");
+  private static final Pattern SOURCE = Pattern.compile("The database ran (\\d+) source queries \\((\\d+) refreshes");
+  private static final Pattern AUDIT = Pattern.compile("Consistency audit \\(GET /v1/audit\\): (\\d+) samples .*?, (\\d+) mismatched");
 
   /**
    * 40 s: readers read products 1-4 (never registered: a template covers them) for 20 s, then
@@ -43,8 +44,14 @@ class DemoCommandIT {
     assertThat(promoted).as("products 1-8 promoted from reads; output:%n%s", printed).isGreaterThanOrEqualTo(8);
     assertThat(demoted).as("products 1-4 demoted; output:%n%s", printed).isGreaterThanOrEqualTo(4);
     assertThat(expired).as("products 1-4 expired; output:%n%s", printed).isEqualTo(4);
-    // About one query per hot key per 4 s cycle: far below one per read.
-    assertThat(Long.parseLong(source.group(1))).isBetween(8L, 200L);
+    // About one query per hot key per 4 s cycle, and the audit's (2 a second, on in the demo): far
+    // below one per read.
+    assertThat(Long.parseLong(source.group(1))).isBetween(8L, 300L);
+    assertThat(Long.parseLong(source.group(2))).isBetween(8L, 200L);
+    Matcher audit = AUDIT.matcher(printed);
+    assertThat(audit.find()).as("the audit's line in:%n%s", printed).isTrue();
+    assertThat(Long.parseLong(audit.group(1))).as("audit samples").isPositive();
+    assertThat(Long.parseLong(audit.group(2))).as("audit mismatches; output:%n%s", printed).isZero();
     assertThat(printed).contains("cache-aside");
   }
 

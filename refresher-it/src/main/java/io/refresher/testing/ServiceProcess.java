@@ -17,8 +17,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * One replica of the service as its own JVM, started from the shaded jar the way a container
@@ -196,21 +194,7 @@ public final class ServiceProcess implements AutoCloseable {
 
   /** The value of a sample on {@code /metrics/prometheus} (the sum over its label sets), 0 if absent. */
   public double metric(String sampleName) {
-    try {
-      String body = HTTP.send(get(adminPort, "/metrics/prometheus"), HttpResponse.BodyHandlers.ofString()).body();
-      double sum = 0;
-      Pattern line = Pattern.compile("^" + Pattern.quote(sampleName) + "(\\{[^}]*\\})? (\\S+)$", Pattern.MULTILINE);
-      Matcher matcher = line.matcher(body);
-      while (matcher.find()) {
-        sum += Double.parseDouble(matcher.group(2));
-      }
-      return sum;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return PrometheusScrape.sum(PrometheusScrape.of(adminPort), sampleName, null);
   }
 
   /** Everything the replica has logged, over all its starts. */

@@ -74,6 +74,9 @@ class ApiEdgesIT {
         Arguments.of("GET", "/v1/keys?after=%00", null, 422, "after"),
         Arguments.of("GET", "/v1/keys?prefix=a%00", null, 422, "prefix"),
         Arguments.of("GET", "/v1/templates?after=%00", null, 422, "after"),
+        Arguments.of("GET", "/v1/audit?window=soon", null, 422, "window"),
+        Arguments.of("GET", "/v1/audit?window=PT2H", null, 422, "window"),
+        Arguments.of("GET", "/v1/audit?window=PT1S", null, 422, "window"),
         // Jetty refuses an encoded NUL in a path before the API sees it; the answer is still JSON.
         Arguments.of("GET", "/v1/keys/nul%00key", null, 400, null),
         Arguments.of("PUT", "/v1/keys/nul%00key", VALID_BODY, 400, null),

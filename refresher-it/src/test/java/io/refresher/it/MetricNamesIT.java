@@ -10,12 +10,9 @@ import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.testing.PromQlNames;
+import io.refresher.testing.PrometheusScrape;
 import io.refresher.testing.TestApp;
 import jakarta.ws.rs.core.Response;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +37,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <p>The service runs with a bounded datasource (so the per-datasource metrics exist), one key
  * whose source fails (so the per-source failure family exists), and change capture configured on a
  * database that cannot serve it (its metrics exist from the start; the reader only logs why it
- * cannot read); names that appear only after such events would otherwise be missing from the
+ * cannot read), and the consistency audit on; names that appear only after such events would otherwise be missing from the
  * scrape.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
@@ -53,6 +50,7 @@ class MetricNamesIT {
               "CREATE TABLE test_switch (id bigint PRIMARY KEY, ok int NOT NULL)",
               "INSERT INTO test_switch VALUES (1, 1)"),
           "database.maxQueriesPerSecond", "1000",
+          "database.auditSamplesPerSecond", "1", // the audit's families exist from the start
           "refresh.lockLease", "15s", // the rate wait (maxWait 10 s) and a source's timeout fit under it
           "database.capture.publication", "refresher_metric_names",
           "database.capture.tables.test_switch.keyColumn", "id");
@@ -187,14 +185,8 @@ class MetricNamesIT {
     }
   }
 
-  private static String scrape() throws Exception {
-    HttpResponse<String> response =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + EXTENSION.getAdminPort() + "/metrics/prometheus")).build(),
-                HttpResponse.BodyHandlers.ofString());
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-    return response.body();
+  private static String scrape() {
+    return PrometheusScrape.of(EXTENSION.getAdminPort());
   }
 
   private static Path repoRoot() {

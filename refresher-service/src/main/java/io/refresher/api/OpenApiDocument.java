@@ -55,6 +55,7 @@ public final class OpenApiDocument {
           HotResource.class,
           SourceResource.class,
           PrewarmResource.class,
+          AuditResource.class,
           OpenApiResource.class);
 
   public static final String PARAM_VALUES = "#/components/schemas/ParamValues";

@@ -60,6 +60,15 @@ public class DatabaseFactory {
   @Max(1_000_000)
   private int maxQueriesPerSecond = 0;
 
+  /**
+   * Consistency audit samples per second on this datasource, all replicas together (each runs its source
+   * once or twice, within the load bound); 0: not audited.
+   */
+  @DecimalMin("0")
+  @DecimalMax("10000")
+  @JsonProperty
+  private double auditSamplesPerSecond = 0;
+
   /** Source queries running at once on this datasource, all replicas together; 0: no bound. */
   @Min(0)
   @Max(100_000)
@@ -170,6 +179,14 @@ public class DatabaseFactory {
   @JsonProperty
   public void setProperties(Map<String, String> properties) {
     this.properties = properties;
+  }
+
+  public double getAuditSamplesPerSecond() {
+    return auditSamplesPerSecond;
+  }
+
+  public void setAuditSamplesPerSecond(double auditSamplesPerSecond) {
+    this.auditSamplesPerSecond = auditSamplesPerSecond;
   }
 
   @JsonProperty

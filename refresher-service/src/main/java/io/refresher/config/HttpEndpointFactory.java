@@ -8,6 +8,8 @@ import io.refresher.http.HttpEndpointSettings;
 import io.refresher.refresh.LoadBound;
 import java.net.URI;
 import java.nio.file.Path;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -70,6 +72,15 @@ public class HttpEndpointFactory {
   @JsonProperty
   private int maxQueriesPerSecond = 0;
 
+  /**
+   * Consistency audit samples per second on this endpoint, all replicas together (each runs its source
+   * once or twice, within the load bound); 0: not audited.
+   */
+  @DecimalMin("0")
+  @DecimalMax("10000")
+  @JsonProperty
+  private double auditSamplesPerSecond = 0;
+
   @Min(0)
   @Max(100_000)
   @JsonProperty
@@ -126,6 +137,14 @@ public class HttpEndpointFactory {
 
   public void setHeaders(Map<String, String> headers) {
     this.headers = headers;
+  }
+
+  public double getAuditSamplesPerSecond() {
+    return auditSamplesPerSecond;
+  }
+
+  public void setAuditSamplesPerSecond(double auditSamplesPerSecond) {
+    this.auditSamplesPerSecond = auditSamplesPerSecond;
   }
 
   public int getMaxQueriesPerSecond() {

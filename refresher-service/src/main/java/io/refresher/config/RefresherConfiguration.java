@@ -27,6 +27,8 @@ public class RefresherConfiguration extends Configuration {
 
   @Valid @NotNull private SchedulerFactory scheduler = new SchedulerFactory();
 
+  @Valid @NotNull private AuditFactory audit = new AuditFactory();
+
   @Valid @NotNull private AccessFactory access = new AccessFactory();
 
   @Valid @NotNull private AdminFactory admin = new AdminFactory();
@@ -103,6 +105,16 @@ public class RefresherConfiguration extends Configuration {
   @JsonProperty
   public void setRefresh(RefreshFactory refresh) {
     this.refresh = refresh;
+  }
+
+  @JsonProperty
+  public AuditFactory getAudit() {
+    return audit;
+  }
+
+  @JsonProperty
+  public void setAudit(AuditFactory audit) {
+    this.audit = audit;
   }
 
   @JsonProperty

@@ -63,9 +63,13 @@ public class SchedulerFactory {
 
   @NotBlank private String quartzName = "refresher";
 
+  /**
+   * Threads for the cluster-wide jobs on a replica. Three: the consistency audit's round holds one
+   * for its length while the audit is on, and the access sampling must not wait behind it.
+   */
   @Min(1)
   @Max(10)
-  private int quartzThreads = 2;
+  private int quartzThreads = 3;
 
   @JsonProperty
   public int getWorkers() {

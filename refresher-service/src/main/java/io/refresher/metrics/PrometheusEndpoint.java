@@ -21,13 +21,15 @@ public final class PrometheusEndpoint {
 
   private PrometheusEndpoint() {}
 
-  public static void register(MetricRegistry metrics, AdminEnvironment admin) {
+  /** @param natives metrics kept in Prometheus's own types, exported beside the Dropwizard ones */
+  public static void register(MetricRegistry metrics, AdminEnvironment admin, java.util.List<io.prometheus.metrics.model.registry.Collector> natives) {
     PrometheusRegistry registry = new PrometheusRegistry();
     DropwizardExports.builder()
         .dropwizardRegistry(metrics)
         .metricFilter(LabelledCounters.notLabelled())
         .register(registry);
     registry.register(new LabelledCounters(metrics));
+    natives.forEach(registry::register);
     admin.addServlet("prometheus", new PrometheusMetricsServlet(registry)).addMapping(PATH);
   }
 }

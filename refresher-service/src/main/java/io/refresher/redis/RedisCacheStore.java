@@ -345,6 +345,53 @@ public final class RedisCacheStore implements CacheStore {
       return redis.call('HGET', KEYS[2], 'validator')
       """;
 
+  /**
+   * KEYS: value, meta. The value and the metadata fields the audit needs, read in one step so that
+   * a refresh cannot slip between them: {value, computedAt, revalidatedAt, validator}, or nil when
+   * there is no value.
+   */
+  static final String SERVED =
+      """
+      local value = redis.call('GET', KEYS[1])
+      if not value then
+        return false
+      end
+      local meta = redis.call('HMGET', KEYS[2], 'computedAt', '%s', 'validator')
+      return {value, meta[1] or '', meta[2] or '', meta[3] or ''}
+      """
+          .formatted(MetaFields.REVALIDATED_AT);
+
+  @Override
+  public Optional<Served> served(String key) {
+    reachability.require("RedisCacheStore.served");
+    try {
+      List<Object> read =
+          redisson
+              .getScript(StringCodec.INSTANCE)
+              .eval(
+                  key,
+                  RScript.Mode.READ_ONLY,
+                  SERVED,
+                  RScript.ReturnType.MULTI,
+                  List.<Object>of(key, CacheKeys.metaKey(key)));
+      if (read == null || read.isEmpty()) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          new Served(
+              (String) read.get(0),
+              instant(emptyAsNull(read.get(1))),
+              instant(emptyAsNull(read.get(2))),
+              emptyAsNull(read.get(3))));
+    } catch (RedisException e) {
+      throw unavailable("value of key '" + key + "'", e);
+    }
+  }
+
+  private static String emptyAsNull(Object field) {
+    return field == null || "".equals(field) ? null : (String) field;
+  }
+
   @Override
   public Optional<String> validator(String key) {
     reachability.require("RedisCacheStore.validator");

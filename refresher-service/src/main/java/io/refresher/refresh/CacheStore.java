@@ -136,6 +136,28 @@ public interface CacheStore {
   Optional<KeyState> state(String key);
 
   /**
+   * The value a reader gets now, with what the metadata says about it, read together (one atomic
+   * script): what the consistency audit compares with its source.
+   *
+   * @param computedAt when the value was computed; null when the metadata does not say
+   * @param revalidatedAt when its source last said it still holds, if it did; null otherwise
+   * @param validator the source's validator stored with it (a version, an ETag); null for none
+   */
+  record Served(String value, java.time.Instant computedAt, java.time.Instant revalidatedAt, String validator) {
+
+    /** When the value was last known current: its revalidation when later than its computation. */
+    public java.time.Instant knownCurrentAt() {
+      if (revalidatedAt != null && (computedAt == null || revalidatedAt.isAfter(computedAt))) {
+        return revalidatedAt;
+      }
+      return computedAt;
+    }
+  }
+
+  /** The key's value and its metadata as readers see them now; empty when it has no value. */
+  Optional<Served> served(String key);
+
+  /**
    * For each of {@code keys} that has a value: when that value was last known current, epoch ms
    * (its {@code revalidatedAt} when later than its {@code computedAt}); keys without a value (or
    * without a computation time) are left out. One round trip for all.

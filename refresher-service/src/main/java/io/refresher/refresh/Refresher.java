@@ -100,12 +100,12 @@ public final class Refresher {
   }
 
   public RefreshOutcome refresh(Registration registration, Trigger trigger) {
-    RefreshOutcome outcome = refreshOnce(registration);
+    RefreshOutcome outcome = refreshOnce(registration, trigger);
     listener.onOutcome(registration, trigger, outcome);
     return outcome;
   }
 
-  private RefreshOutcome refreshOnce(Registration registration) {
+  private RefreshOutcome refreshOnce(Registration registration, Trigger trigger) {
     // The load bound is waited for before the lock (a waiting refresh holds nothing another
     // replica could use) and before the compute clock starts (waiting is not compute time).
     Optional<SourceLoad.Admission> admission;
@@ -118,11 +118,11 @@ public final class Refresher {
       return throttled(registration);
     }
     try (SourceLoad.Admission admitted = admission.get()) {
-      return refreshAdmitted(registration, admitted);
+      return refreshAdmitted(registration, admitted, trigger);
     }
   }
 
-  private RefreshOutcome refreshAdmitted(Registration registration, SourceLoad.Admission admitted) {
+  private RefreshOutcome refreshAdmitted(Registration registration, SourceLoad.Admission admitted, Trigger trigger) {
     String key = registration.key();
     Optional<KeyLocks.HeldLock> lock;
     try {
@@ -151,7 +151,10 @@ public final class Refresher {
     Fence fence = new Fence(0, held.token());
     try {
       fence = new Fence(epochs.currentEpoch(), held.token());
-      String validator = loader.revalidates(registration) ? store.validator(key).orElse(null) : null;
+      // The audit's repair recomputes: the stored validator may be right while the value beside it
+      // is not, and a revalidation would keep that value.
+      boolean revalidate = trigger != Trigger.AUDIT && loader.revalidates(registration);
+      String validator = revalidate ? store.validator(key).orElse(null) : null;
       Loaded loaded = loader.loadIfChanged(registration, validator);
       if (loaded instanceof Loaded.Unchanged unchanged) {
         Optional<RefreshOutcome> revalidated = extend(registration, ttlOf(registration, unchanged.ttl()), fence, started, held);

@@ -9,5 +9,7 @@ public enum Trigger {
   /** An operator asked for it. */
   MANUAL,
   /** A notification said its data changed. */
-  CHANGE
+  CHANGE,
+  /** The consistency audit found its value differing from its source. */
+  AUDIT
 }

@@ -5,6 +5,7 @@ import io.dropwizard.core.setup.Environment;
 import io.dropwizard.jersey.setup.JerseyEnvironment;
 import io.refresher.api.AdminApiAuth;
 import io.refresher.api.ErrorMappers;
+import io.refresher.api.AuditResource;
 import io.refresher.api.HotResource;
 import io.refresher.api.HttpEdges;
 import io.refresher.api.KeyPaths;
@@ -52,7 +53,8 @@ final class AdminApiWiring {
       RegistryWiring registry,
       AccessWiring access,
       PrewarmWiring prewarm,
-      RefreshWiring refresh) {
+      RefreshWiring refresh,
+      AuditWiring audit) {
     AdminFactory admin = config.getAdmin();
     JerseyEnvironment jersey = environment.jersey();
     ErrorMappers.register(jersey.getResourceConfig());
@@ -75,6 +77,9 @@ final class AdminApiWiring {
             prewarm.prewarmer(),
             prewarm.epochGuard(),
             () -> SourceLoadMetrics.view(environment.metrics(), sources.load())));
+    jersey.register(
+        new AuditResource(
+            audit.ledger(), audit.settings().window(), audit.settings().objective(), audit.settings().enabled(), audit.clock()));
     jersey.register(new OpenApiResource(() -> OpenApiDocument.json(admin.getMaxParamLength())));
   }
 }

@@ -22,7 +22,7 @@ final class MetricsWiring {
 
   private MetricsWiring() {}
 
-  static void register(Environment environment, RedisWiring redis, PrewarmWiring prewarm, RefreshWiring refresh) {
+  static void register(Environment environment, RedisWiring redis, PrewarmWiring prewarm, RefreshWiring refresh, AuditWiring audit) {
     MetricRegistry metrics = environment.metrics();
     RefreshDispatcher dispatcher = refresh.dispatcher();
     metrics.register("refresher.dispatch.in-flight", (Gauge<Integer>) dispatcher::inFlight);
@@ -41,7 +41,7 @@ final class MetricsWiring {
 
     metrics.register("refresher.due.size", new DueIndexSize(redis.dueIndex()));
     JvmGcMetrics.register(metrics);
-    PrometheusEndpoint.register(metrics, environment.admin());
+    PrometheusEndpoint.register(metrics, environment.admin(), audit.metrics().collectors());
   }
 
   /**

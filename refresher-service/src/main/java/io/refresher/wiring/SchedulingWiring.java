@@ -5,6 +5,7 @@ import io.refresher.config.RefresherConfiguration;
 import io.refresher.health.SchedulerHealthCheck;
 import io.refresher.scheduling.QuartzManager;
 import io.refresher.metrics.FreshnessMetrics;
+import io.refresher.scheduling.AuditJob;
 import io.refresher.scheduling.FreshnessJob;
 import io.refresher.scheduling.ReconcileDueIndexJob;
 import io.refresher.scheduling.SampleAccessJob;
@@ -28,9 +29,11 @@ final class SchedulingWiring {
       DatabaseWiring database,
       AccessWiring access,
       RefreshWiring refresh,
+      AuditWiring audit,
       InstantSource localClock)
       throws Exception {
     Duration freshnessEvery = config.getScheduler().getFreshnessInterval().toJavaDuration();
+    Duration auditEvery = audit.settings().round();
     FreshnessMetrics freshness =
         new FreshnessMetrics(
             environment.metrics(),
@@ -46,6 +49,7 @@ final class SchedulingWiring {
             Map.of(
                 ReconcileDueIndexJob.class, new ReconcileDueIndexJob(refresh.reconciler()),
                 FreshnessJob.class, new FreshnessJob(refresh.freshness(), freshness::report),
+                AuditJob.class, new AuditJob(audit.audit()),
                 SampleAccessJob.class, new SampleAccessJob(access.hotKeys(), access.refreshView()),
                 SnapshotPopularityJob.class, new SnapshotPopularityJob(access.popularity())),
             localClock);
@@ -60,6 +64,9 @@ final class SchedulingWiring {
               quartz.every("sample-access", SampleAccessJob.class, sampleEvery, sampleEvery);
               quartz.every("snapshot-popularity", SnapshotPopularityJob.class, snapshotEvery, snapshotEvery);
               quartz.every("freshness", FreshnessJob.class, freshnessEvery, freshnessEvery);
+              // Scheduled even when no datasource is audited (a round then does nothing), so that
+              // a replica with the audit on and one without agree on the cluster's schedule.
+              quartz.every("consistency-audit", AuditJob.class, auditEvery, auditEvery);
               quartz.start();
             },
             quartz::stop));

@@ -73,9 +73,11 @@ public final class ServiceWiring {
     RefreshWiring refreshing =
         RefreshWiring.wire(config, environment, dispatch, refresh, redis, registry, access, sources, prewarm, localClock);
     ChangesWiring.register(config, environment, database, sources, redis, registry, access, refreshing, localClock);
-    SchedulingWiring.wire(config, environment, database, access, refreshing, localClock);
-    MetricsWiring.register(environment, redis, prewarm, refreshing);
-    AdminApiWiring.registerResources(config, environment, sources, registry, access, prewarm, refreshing);
+    AuditWiring audit = AuditWiring.wire(config, environment, redis, registry, access, sources, refreshing);
+    SchedulingWiring.wire(config, environment, database, access, refreshing, audit, localClock);
+    AuditWiring.manage(environment, audit);
+    MetricsWiring.register(environment, redis, prewarm, refreshing, audit);
+    AdminApiWiring.registerResources(config, environment, sources, registry, access, prewarm, refreshing, audit);
     RefreshWiring.manageDispatcher(environment, refreshing, refresh);
 
     return new Parts(

@@ -110,7 +110,14 @@ class RefresherConfigurationTest {
     assertThat(scheduler.getReconcileInterval()).isEqualTo(Duration.minutes(5));
     assertThat(scheduler.getEpochCheckInterval()).isEqualTo(Duration.seconds(1));
     assertThat(scheduler.getQuartzName()).isEqualTo("refresher");
-    assertThat(scheduler.getQuartzThreads()).isEqualTo(2);
+    assertThat(scheduler.getQuartzThreads()).isEqualTo(3);
+    AuditFactory audit = config.getAudit();
+    assertThat(audit.getRound().toJavaDuration()).isEqualTo(java.time.Duration.ofSeconds(10));
+    assertThat(audit.getSettle().toJavaDuration()).isEqualTo(java.time.Duration.ofSeconds(2));
+    assertThat(audit.getMaxWait().toJavaDuration()).isEqualTo(java.time.Duration.ofMinutes(1));
+    assertThat(audit.getWindow().toJavaDuration()).isEqualTo(java.time.Duration.ofHours(1));
+    assertThat(audit.getObjective()).isEqualTo(0.999);
+    assertThat(config.getDatabase().getAuditSamplesPerSecond()).as("the audit is off by default").isZero();
     assertThat(scheduler.build())
         .isEqualTo(
             new DispatchSettings(

@@ -319,6 +319,11 @@ class ChangeRefreshTest {
     }
 
     @Override
+    public Optional<Served> served(String key) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public Optional<KeyState> state(String key) {
       throw new UnsupportedOperationException();
     }

@@ -801,6 +801,11 @@ class RefresherTest {
     }
 
     @Override
+    public Optional<Served> served(String key) {
+      return Optional.empty();
+    }
+
+    @Override
     public Optional<KeyState> state(String key) {
       return Optional.empty();
     }

@@ -68,6 +68,11 @@ final class TestRefreshers {
           }
 
           @Override
+          public Optional<Served> served(String key) {
+            return Optional.empty();
+          }
+
+          @Override
           public Optional<KeyState> state(String key) {
             return Optional.empty();
           }
