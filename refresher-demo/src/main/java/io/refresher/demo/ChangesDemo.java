@@ -109,7 +109,10 @@ final class ChangesDemo {
                 ConfigValue.of(PUBLICATION, "database", "capture", "publication"),
                 ConfigValue.of(List.of("product-by-id"), "database", "capture", "tables", "demo_product", "sources"))
             : List.of(ConfigValue.of(Map.of("channel", CHANNEL, "payload", "fields"), "sources", "product-by-id", "changes"));
-    Path config = Demo.writeConfig(redis.url(), dbUrl, httpPort, FreePorts.next(), token, feed);
+    List<ConfigValue> values = new java.util.ArrayList<>(feed);
+    // The audit off: this demo counts the source's runs per change, and the audit's would add to them.
+    values.add(ConfigValue.of(0, "database", "auditSamplesPerSecond"));
+    Path config = Demo.writeConfig(redis.url(), dbUrl, httpPort, FreePorts.next(), token, values);
     out.println("Starting the Refresher service on http://127.0.0.1:" + httpPort + " ...");
     DemoApplication app = new DemoApplication();
     app.run("server", config.toString());

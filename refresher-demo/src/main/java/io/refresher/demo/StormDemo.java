@@ -108,6 +108,8 @@ final class StormDemo {
     return List.of(
         ConfigValue.of(options.bound(), "database", "maxQueriesPerSecond"),
         ConfigValue.of("30s", "database", "maxWait"),
+        // The audit off: the storm's queries are counted, and the refill has the bound to itself.
+        ConfigValue.of(0, "database", "auditSamplesPerSecond"),
         // The rate wait runs under the key's lock and its concurrency slot: maxWait and a source's
         // timeout must fit in the lease, or the service refuses to start.
         ConfigValue.of("40s", "refresh", "lockLease"),
