@@ -13,8 +13,8 @@ import org.eclipse.jetty.util.component.LifeCycle;
 /**
  * What the HTTP server does with requests before (or instead of) the API: errors Jetty raises
  * itself are rendered in the API's JSON error shape, request bodies are capped, and only {@code
- * application/json} bodies are read. See {@link JsonErrorHandlers}, {@link RequestBodyLimit} and
- * {@link StrictJsonContentType}.
+ * application/json} bodies are read; every request carries a request id ({@link RequestIds}). See
+ * {@link JsonErrorHandlers}, {@link RequestBodyLimit} and {@link StrictJsonContentType}.
  */
 public final class HttpEdges {
 
@@ -41,6 +41,11 @@ public final class HttpEdges {
         }
       }
     });
+    // First: the request id is in the logging context of everything the request causes, errors of
+    // the filters after it included.
+    servlets
+        .addFilter("request-id", new RequestIds())
+        .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), false, "/*");
     servlets
         .addFilter("request-body-limit", new RequestBodyLimit(maxBodyBytes, json))
         .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), false, "/*");

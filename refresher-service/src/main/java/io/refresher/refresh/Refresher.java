@@ -14,6 +14,7 @@ import java.time.InstantSource;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * The one refresh path: scheduled refreshes, registrations and manual "refresh now" all come here.
@@ -100,10 +101,20 @@ public final class Refresher {
   }
 
   public RefreshOutcome refresh(Registration registration, Trigger trigger) {
-    RefreshOutcome outcome = refreshOnce(registration, trigger);
-    listener.onOutcome(registration, trigger, outcome);
-    return outcome;
+    // Every line this refresh logs, here and in the adapters it calls on this thread, names its key
+    // and source in the logging context (fields of the JSON log layout).
+    try (MDC.MDCCloseable key = MDC.putCloseable(LOG_KEY, registration.key());
+        MDC.MDCCloseable source = MDC.putCloseable(LOG_SOURCE, registration.source())) {
+      RefreshOutcome outcome = refreshOnce(registration, trigger);
+      listener.onOutcome(registration, trigger, outcome);
+      return outcome;
+    }
   }
+
+  /** The logging context's names of the key and the source a refresh is for. */
+  public static final String LOG_KEY = "key";
+
+  public static final String LOG_SOURCE = "source";
 
   private RefreshOutcome refreshOnce(Registration registration, Trigger trigger) {
     // The load bound is waited for before the lock (a waiting refresh holds nothing another

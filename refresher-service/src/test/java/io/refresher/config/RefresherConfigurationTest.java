@@ -48,6 +48,48 @@ class RefresherConfigurationTest {
   @TempDir Path dir;
 
   @Test
+  void jsonLogLayout_isAnOption_andItsLinesAreJsonWithTheRequestIdAndTheRefreshsKey() throws Exception {
+    RefresherConfiguration config =
+        load(
+            DATABASE
+                + ADMIN
+                + """
+                logging:
+                  appenders:
+                    - type: console
+                      layout:
+                        type: json
+                """);
+    var appender =
+        (io.dropwizard.logging.common.ConsoleAppenderFactory<?>)
+            ((io.dropwizard.logging.common.DefaultLoggingFactory) config.getLoggingFactory()).getAppenders().get(0);
+    @SuppressWarnings("unchecked")
+    var layoutFactory =
+        (io.dropwizard.logging.common.layout.DiscoverableLayoutFactory<ch.qos.logback.classic.spi.ILoggingEvent>)
+            appender.getLayout();
+    var context = new ch.qos.logback.classic.LoggerContext();
+    var layout = layoutFactory.build(context, java.util.TimeZone.getTimeZone("UTC"));
+    layout.start();
+    var event =
+        new ch.qos.logback.classic.spi.LoggingEvent(
+            "io.refresher.refresh.Refresher",
+            context.getLogger("io.refresher.refresh.Refresher"),
+            ch.qos.logback.classic.Level.WARN,
+            "refresh of key \"{}\" failed",
+            null,
+            new Object[] {"product:42"});
+    event.setMDCPropertyMap(java.util.Map.of("requestId", "deploy-42", "key", "product:42", "source", "products"));
+
+    var line = Jackson.newObjectMapper().readTree(layout.doLayout(event));
+
+    assertThat(line.path("level").asText()).isEqualTo("WARN");
+    assertThat(line.path("message").asText()).isEqualTo("refresh of key \"product:42\" failed");
+    assertThat(line.path("mdc").path("requestId").asText()).isEqualTo("deploy-42");
+    assertThat(line.path("mdc").path("key").asText()).isEqualTo("product:42");
+    assertThat(line.path("mdc").path("source").asText()).isEqualTo("products");
+  }
+
+  @Test
   void build_minimalFile_hasDocumentedDefaults() throws Exception {
     RefresherConfiguration config = load(DATABASE + ADMIN);
 
