@@ -16,12 +16,12 @@ public final class AdminApiAuth {
 
   private AdminApiAuth() {}
 
-  /** @param readToken null for none: then only the admin token is accepted */
-  public static void register(JerseyEnvironment jersey, String adminToken, String readToken) {
+  /** @param readTokens empty for none: then only the admin tokens are accepted */
+  public static void register(JerseyEnvironment jersey, java.util.List<String> adminTokens, java.util.List<String> readTokens) {
     jersey.register(
         new AuthenticateEveryRequest(
             new OAuthCredentialAuthFilter.Builder<AdminPrincipal>()
-                .setAuthenticator(new AdminTokenAuthenticator(adminToken, readToken))
+                .setAuthenticator(new AdminTokenAuthenticator(adminTokens, readTokens))
                 .setAuthorizer(new RoleAuthorizer())
                 .setPrefix("Bearer")
                 .setRealm("refresher")

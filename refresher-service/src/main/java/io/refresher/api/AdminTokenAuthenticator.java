@@ -3,29 +3,44 @@ package io.refresher.api;
 import io.dropwizard.auth.Authenticator;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 
 /**
- * Accepts exactly the configured admin token (role {@code admin}) or read token (role {@code
- * read}). Both are compared on every request, in constant time, so that neither the answer's
+ * Accepts exactly one of the configured admin tokens (role {@code admin}) or read tokens (role
+ * {@code read}). All are compared on every request, in constant time, so that neither the answer's
  * timing nor which comparison ran tells a caller how close a guess came. Tokens are never logged.
  */
 public final class AdminTokenAuthenticator implements Authenticator<String, AdminPrincipal> {
 
-  private final byte[] adminToken;
-  /** Null when no read token is configured: then nothing authenticates as {@code read}. */
-  private final byte[] readToken;
+  private final List<byte[]> adminTokens;
+  /** Empty when no read token is configured: then nothing authenticates as {@code read}. */
+  private final List<byte[]> readTokens;
 
   /**
    * @param adminToken the token of role {@code admin}; not blank
    * @param readToken the token of role {@code read}, or null (or blank) for none
    */
   public AdminTokenAuthenticator(String adminToken, String readToken) {
-    if (adminToken == null || adminToken.isBlank()) {
+    this(adminToken == null ? List.of() : List.of(adminToken), readToken == null ? List.of() : List.of(readToken));
+  }
+
+  /**
+   * @param adminTokens the tokens of role {@code admin} (several while a rotation overlaps them);
+   *     at least one that is not blank
+   * @param readTokens the tokens of role {@code read}; blanks are left out
+   */
+  public AdminTokenAuthenticator(Collection<String> adminTokens, Collection<String> readTokens) {
+    this.adminTokens = bytes(adminTokens);
+    this.readTokens = bytes(readTokens);
+    if (this.adminTokens.isEmpty()) {
       throw new IllegalArgumentException("the admin token must not be blank");
     }
-    this.adminToken = adminToken.getBytes(StandardCharsets.UTF_8);
-    this.readToken = readToken == null || readToken.isBlank() ? null : readToken.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static List<byte[]> bytes(Collection<String> tokens) {
+    return tokens.stream().filter(t -> t != null && !t.isBlank()).map(t -> t.getBytes(StandardCharsets.UTF_8)).toList();
   }
 
   @Override
@@ -34,10 +49,18 @@ public final class AdminTokenAuthenticator implements Authenticator<String, Admi
       return Optional.empty();
     }
     byte[] given = presented.getBytes(StandardCharsets.UTF_8);
-    // The configured token first: MessageDigest.isEqual's time depends on its first argument's
-    // length only, never on how many leading bytes match.
-    boolean admin = MessageDigest.isEqual(adminToken, given);
-    boolean read = readToken != null && MessageDigest.isEqual(readToken, given);
+    // Every configured token is compared, none skipped once one matched: the answer's timing says
+    // neither which token matched nor how many there are. The configured token first:
+    // MessageDigest.isEqual's time depends on its first argument's length only, never on how many
+    // leading bytes match.
+    boolean admin = false;
+    for (byte[] token : adminTokens) {
+      admin |= MessageDigest.isEqual(token, given);
+    }
+    boolean read = false;
+    for (byte[] token : readTokens) {
+      read |= MessageDigest.isEqual(token, given);
+    }
     if (admin) {
       return Optional.of(AdminPrincipal.admin());
     }

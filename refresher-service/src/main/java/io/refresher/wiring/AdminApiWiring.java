@@ -58,7 +58,7 @@ final class AdminApiWiring {
     AdminFactory admin = config.getAdmin();
     JerseyEnvironment jersey = environment.jersey();
     ErrorMappers.register(jersey.getResourceConfig());
-    AdminApiAuth.register(jersey, admin.getToken(), admin.getReadToken());
+    AdminApiAuth.register(jersey, admin.adminTokens(), admin.allReadTokens());
     jersey.register(new KeyResource(registry.registry(), refresh.service(), registry.resolver(), access.hotSet()));
     // A few refreshes of one request at a time, on threads of their own: they only overlap the waits.
     ExecutorService bulkThreads =

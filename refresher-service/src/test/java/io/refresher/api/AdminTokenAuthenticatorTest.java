@@ -43,6 +43,21 @@ class AdminTokenAuthenticatorTest {
   }
 
   @Test
+  void authenticate_severalTokensPerRole_eachWorks_duringARotation() {
+    String next = "next-admin-token-98765";
+    String nextRead = "next-read-token-98765";
+    AdminTokenAuthenticator rotating =
+        new AdminTokenAuthenticator(java.util.List.of(ADMIN, next, " "), java.util.List.of(READ, nextRead, ""));
+    assertThat(rotating.authenticate(ADMIN)).hasValueSatisfying(p -> assertThat(p.role()).isEqualTo(Roles.ADMIN));
+    assertThat(rotating.authenticate(next)).hasValueSatisfying(p -> assertThat(p.role()).isEqualTo(Roles.ADMIN));
+    assertThat(rotating.authenticate(READ)).hasValueSatisfying(p -> assertThat(p.role()).isEqualTo(Roles.READ));
+    assertThat(rotating.authenticate(nextRead)).hasValueSatisfying(p -> assertThat(p.role()).isEqualTo(Roles.READ));
+    for (String presented : new String[] {"", " ", next + "x", "retired-admin-token-000"}) {
+      assertThat(rotating.authenticate(presented)).as("'%s'", presented).isEmpty();
+    }
+  }
+
+  @Test
   void constructor_blankAdminToken_refused() {
     assertThatThrownBy(() -> new AdminTokenAuthenticator("", READ)).isInstanceOf(IllegalArgumentException.class);
   }

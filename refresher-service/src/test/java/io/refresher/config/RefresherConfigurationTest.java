@@ -458,6 +458,37 @@ class RefresherConfigurationTest {
   }
 
   @Test
+  void build_tokenLists_overlapOldAndNewTokens_blanksIgnored() throws Exception {
+    AdminFactory admin =
+        load(
+                DATABASE
+                    + """
+                    admin:
+                      token: current-admin-token-0123
+                      tokens: [next-admin-token-01234, ""]
+                      readTokens: [current-read-token-0123, next-read-token-012345, " "]
+                    """)
+            .getAdmin();
+
+    assertThat(admin.adminTokens()).containsExactly("current-admin-token-0123", "next-admin-token-01234");
+    assertThat(admin.allReadTokens()).containsExactly("current-read-token-0123", "next-read-token-012345");
+    assertThat(admin.toString()).doesNotContain("0123").contains("2 admin token(s)");
+  }
+
+  @Test
+  void build_tokensWithoutToken_isEnough() throws Exception {
+    assertThat(load(DATABASE + "admin:\n  tokens: [only-listed-token-0123]\n").getAdmin().adminTokens())
+        .containsExactly("only-listed-token-0123");
+  }
+
+  @Test
+  void build_shortListedToken_orOneInBothRoles_fails() throws Exception {
+    assertThat(failure(DATABASE + ADMIN + "  tokens: [short]\n")).contains("every entry of tokens and readTokens must be at least 16 characters");
+    assertThat(failure(DATABASE + ADMIN + "  readTokens: [0123456789abcdef]\n"))
+        .contains("no token may be both an admin token (token, tokens) and a read token (readToken, readTokens)");
+  }
+
+  @Test
   void build_missingAdminToken_failsNamingAdminToken() throws Exception {
     String message = failure(DATABASE);
 
