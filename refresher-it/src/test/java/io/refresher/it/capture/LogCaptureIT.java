@@ -9,10 +9,16 @@ import io.refresher.client.protocol.NotFoundMarker;
 import io.refresher.client.redisson.RedissonDriver;
 import io.refresher.testing.ServiceProcess;
 import io.refresher.testing.ValueWatch;
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
+import org.postgresql.replication.PGReplicationStream;
 import org.redisson.api.RedissonClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -96,6 +102,52 @@ class LogCaptureIT {
         .until(() -> replica.metric("refresher_capture_slot_lag_bytes") < 16 * 1024 && replica.metric("refresher_capture_slot_active") == 1);
     assertRunOncePerChange(runsBefore);
     assertNoAbsence();
+  }
+
+  @Test
+  @Order(2)
+  void slotStillHeldByThePreviousReader_readingStartsSoonAfterItsRelease() throws Exception {
+    // A restarted reader can find the slot still active: the previous reader's walsender has not
+    // ended yet (seen in a clean-clone run of the changes demo, whose service stops and starts in
+    // one JVM: the change made while stopped arrived more than 10 s after the start, Debezium's
+    // default wait before trying the slot again).
+    Map<String, Long> runsBefore = fixture.runsByKey();
+    replica.terminate(TERMINATION_GRACE);
+    Map<String, Integer> expected;
+    long released;
+    try (Connection holder = replicationConnection()) {
+      PGReplicationStream held =
+          holder.unwrap(PGConnection.class)
+              .getReplicationAPI()
+              .replicationStream()
+              .logical()
+              .withSlotName("refresher_default")
+              .withSlotOption("proto_version", "1")
+              .withSlotOption("publication_names", "refresher_capture")
+              .start();
+      expected = fixture.updateAll();
+      replica.start();
+      replica.awaitReady(Duration.ofSeconds(120));
+      await("the replica found the slot held")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> replica.logText().contains("is active for PID"));
+      held.close();
+      released = System.nanoTime();
+    }
+    awaitAll(expected, "after the slot was released", released);
+    assertRunOncePerChange(runsBefore);
+    assertNoAbsence();
+  }
+
+  /** A replication connection to the test database, as the previous reader's was. */
+  private static Connection replicationConnection() throws java.sql.SQLException {
+    Properties properties = new Properties();
+    PGProperty.USER.set(properties, fixture.database.user());
+    PGProperty.PASSWORD.set(properties, fixture.database.password());
+    PGProperty.REPLICATION.set(properties, "database");
+    PGProperty.ASSUME_MIN_SERVER_VERSION.set(properties, "9.4");
+    PGProperty.PREFER_QUERY_MODE.set(properties, "simple");
+    return DriverManager.getConnection(fixture.database.url(), properties);
   }
 
   @Test
