@@ -1,6 +1,7 @@
 package io.refresher.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
@@ -8,6 +9,7 @@ import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.testing.TestApp;
 import jakarta.ws.rs.core.Response;
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -85,10 +87,12 @@ class LargeInputsIT {
     assertThat(rowsRead(refresh)).as("rows read of 50,000").isLessThan(ROWS_IN_ONE_MIB + 20);
     assertThat(APP.get(key)).as("old value still served").isEqualTo(good);
 
-    // Still a working source below the limit: the connection went back to the pool clean.
+    // Still a working source below the limit: the connection went back to the pool clean. The
+    // replacement is computed by its PUT, or, when the failed value's retry holds the key's lock
+    // at that moment ("skipped": seen in a clean-clone run), by the refresh it makes due at once.
     JsonNode small = putManyRows(key, 900, 1_000_000, 200);
-    assertThat(small.path("outcome").asText()).as(small.toString()).isEqualTo("refreshed");
-    assertThat(APP.get(key)).startsWith("[{\"n\":1,");
+    assertThat(small.path("outcome").asText()).as(small.toString()).isIn("refreshed", "skipped");
+    await("the replacement's value").atMost(Duration.ofSeconds(20)).until(() -> String.valueOf(APP.get(key)).startsWith("[{\"n\":1,"));
   }
 
   /**
