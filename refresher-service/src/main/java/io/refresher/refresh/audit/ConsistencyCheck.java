@@ -56,8 +56,11 @@ public final class ConsistencyCheck {
   private final Later later;
   private final AuditSettings settings;
   private final InstantSource clock;
-  /** Keys waiting for their second look: not sampled again meanwhile, so a difference counts once. */
-  private final java.util.Set<String> awaitingSecondLook = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  /**
+   * Keys a sample is looking at, from its first read to its conclusion (its second look and its
+   * repair included): not sampled again meanwhile, so that a difference counts once.
+   */
+  private final java.util.Set<String> underAudit = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /**
    * @param served what Redis serves for a key ({@link CacheStore#served})
@@ -88,9 +91,10 @@ public final class ConsistencyCheck {
   /** Takes one sample of a kept key; a difference that needs a second look is checked later. */
   public void sample(Registration registration) {
     String key = registration.key();
-    if (awaitingSecondLook.contains(key)) {
+    if (!underAudit.add(key)) {
       return;
     }
+    boolean handedOver = false;
     try {
       Optional<CacheStore.Served> read = served.apply(key);
       if (read.isEmpty()) {
@@ -121,18 +125,17 @@ public final class ConsistencyCheck {
           recheckAt = Math.max(recheckAt, afterRefresh);
         }
       }
-      awaitingSecondLook.add(key);
-      try {
-        later.after(Math.max(0, recheckAt - clock.millis()), () -> recheck(registration, expected));
-      } catch (RuntimeException e) {
-        awaitingSecondLook.remove(key); // the audit is stopping
-        throw e;
-      }
+      later.after(Math.max(0, recheckAt - clock.millis()), () -> recheck(registration, expected));
+      handedOver = true; // the second look ends the audit of the key
     } catch (CacheUnavailableException e) {
       listener.onSkipped(registration.source(), "redis-unavailable");
     } catch (RuntimeException e) {
       LOG.warn("audit of key '{}' failed: {}", key, e.toString());
       listener.onSkipped(registration.source(), "error");
+    } finally {
+      if (!handedOver) {
+        underAudit.remove(key);
+      }
     }
   }
 
@@ -141,7 +144,7 @@ public final class ConsistencyCheck {
     try {
       secondLook(registration, firstAnswer);
     } finally {
-      awaitingSecondLook.remove(registration.key());
+      underAudit.remove(registration.key());
     }
   }
 

@@ -39,6 +39,8 @@ class ConsistencyCheckTest {
   private final List<Long> delays = new ArrayList<>();
   private final List<Runnable> later = new ArrayList<>();
   private int sourceRuns;
+  /** Runs while the source runs: another sample of the same key, taken meanwhile. */
+  private Runnable duringLoad = () -> {};
 
   private final ValueLoader loader =
       new ValueLoader() {
@@ -51,6 +53,9 @@ class ConsistencyCheckTest {
         public Loaded loadIfChanged(Registration registration, String validator) throws SourceException {
           assertThat(validator).as("the audit always computes the value").isNull();
           sourceRuns++;
+          Runnable meanwhile = duringLoad;
+          duringLoad = () -> {};
+          meanwhile.run();
           String value = sourceValues.get(registration.key());
           if (value == null) {
             throw new SourceException(SourceException.Kind.ERROR, "no row");
@@ -204,6 +209,20 @@ class ConsistencyCheckTest {
     now.addAndGet(SETTLE);
     runLater();
     check.sample(registration("p:1")); // repaired since: a match
+    assertThat(verdicts()).containsExactly(Verdict.MISMATCH, Verdict.MATCH);
+  }
+
+  @Test
+  void aKeyUnderAudit_isNotSampledAgain_soAMismatchFoundAtOnceCountsOnce() {
+    redis.put("p:1", served("tampered", "version:7"));
+    sourceValues.put("p:1", "a");
+    sourceVersions.put("p:1", "version:7");
+    duringLoad = () -> check.sample(registration("p:1")); // a second sample while the first runs
+    check.sample(registration("p:1"));
+    assertThat(verdicts()).containsExactly(Verdict.MISMATCH);
+    assertThat(sourceRuns).isEqualTo(1);
+    assertThat(repaired).containsExactly("p:1");
+    check.sample(registration("p:1")); // after: sampled again, now a match
     assertThat(verdicts()).containsExactly(Verdict.MISMATCH, Verdict.MATCH);
   }
 
