@@ -130,7 +130,7 @@ class EpochElectionIT {
             store,
             Duration.ofMinutes(10),
             RedisReachability.assumed(),
-            Duration.ofSeconds(3),
+            new RedisProbe(Duration.ofSeconds(3), 3),
             RedisTopology.untracked(),
             Threads.scheduler("test-epoch-guard-", 1),
             InstantSource.system());

@@ -55,7 +55,7 @@ class SentinelEpochGuardIT {
             sequence::incrementAndGet,
             Duration.ofSeconds(1),
             new RedisReachability(InstantSource.system()),
-            factory.probeTimeout(),
+            factory.probe(),
             RedisTopology.sentinel(redisson, factory.probeTimeout()),
             Threads.scheduler("test-epoch-guard-", 1),
             InstantSource.system());

@@ -111,6 +111,15 @@ public class RedisFactory {
   @Max(256)
   private int nettyThreads = 0;
 
+  /**
+   * Epoch checks in a row without an answer before Redis counts as unreachable and commands fail
+   * fast: one missed check is a busy client as often as a Redis that went away ({@link
+   * io.refresher.redis.RedisProbe}).
+   */
+  @Min(1)
+  @Max(100)
+  private int probeMisses = 3;
+
   /** PEM file of the CA certificate(s) that sign the server's; null: the JVM's trust store. */
   private String caCertificate;
 
@@ -163,14 +172,28 @@ public class RedisFactory {
     this.timeout = timeout;
   }
 
-  @JsonProperty
   /**
    * How long the epoch guard's probe waits for Redis: the command timeout, at most 500 ms. A
-   * Redis that does not answer a marker read within it is taken as unreachable, and commands fail
-   * fast until the next probe (100 ms later) succeeds.
+   * Redis that leaves {@link #getProbeMisses()} probes in a row unanswered is taken as
+   * unreachable, and commands fail fast until the next probe (100 ms later) succeeds.
    */
   public java.time.Duration probeTimeout() {
     return java.time.Duration.ofMillis(Math.min(timeout.toMilliseconds(), 500));
+  }
+
+  /** The epoch guard's probe: {@link #probeTimeout()} and {@link #getProbeMisses()}. */
+  public io.refresher.redis.RedisProbe probe() {
+    return new io.refresher.redis.RedisProbe(probeTimeout(), probeMisses);
+  }
+
+  @JsonProperty
+  public int getProbeMisses() {
+    return probeMisses;
+  }
+
+  @JsonProperty
+  public void setProbeMisses(int probeMisses) {
+    this.probeMisses = probeMisses;
   }
 
   public Duration getConnectTimeout() {

@@ -59,7 +59,13 @@ public final class RedisEpochGuard implements EpochSource {
   private volatile Runnable onReachableAgain = () -> {};
   private final RedisReachability reachability;
   private final long probeTimeoutMillis;
+  private final int missesToUnreachable;
   private volatile boolean unreachable;
+  /** Checks in a row that got no answer; 0 after an answered one. */
+  private int missesInARow;
+  /** When the first of the current run of missed checks started. */
+  private long firstMissMillis;
+  private final AtomicLong missedChecks = new AtomicLong();
   private volatile long lastCheckMillis;
   private final Duration interval;
   private final AtomicLong epoch = new AtomicLong();
@@ -81,9 +87,9 @@ public final class RedisEpochGuard implements EpochSource {
    *     range on a cluster
    * @param reachability marked unreachable when a check fails on Redis, reachable when one
    *     succeeds
-   * @param probeTimeout how long a check waits for Redis: a Redis that does not answer a marker
-   *     read within it counts as unreachable (the adapters then fail fast until the next
-   *     successful check, 100 ms later)
+   * @param probe how long a check waits for Redis, and how many checks in a row must go
+   *     unanswered before Redis counts as unreachable (the adapters then fail fast until the next
+   *     answered check, 100 ms later); one is not enough, see {@link RedisProbe}
    * @param topology tells which server is the primary: a change (a failover behind Sentinel)
    *     advances the epoch without a refill, see {@link #checkPrimary(long)}
    * @param thread the one thread the checks run on; shut down by {@link #stop()}
@@ -95,13 +101,14 @@ public final class RedisEpochGuard implements EpochSource {
       EpochStore store,
       Duration interval,
       RedisReachability reachability,
-      Duration probeTimeout,
+      RedisProbe probe,
       RedisTopology topology,
       ScheduledExecutorService thread,
       InstantSource clock) {
     this.topology = topology;
     this.reachability = reachability;
-    this.probeTimeoutMillis = probeTimeout.toMillis();
+    this.probeTimeoutMillis = probe.timeout().toMillis();
+    this.missesToUnreachable = probe.misses();
     this.redisson = redisson;
     this.markers = List.copyOf(markers);
     this.store = store;
@@ -144,6 +151,14 @@ public final class RedisEpochGuard implements EpochSource {
     return failovers.get();
   }
 
+  /**
+   * Checks that got no answer within the probe timeout, whether or not enough followed in a row
+   * to count Redis as unreachable: many with no outage mean a busy client (or a slow Redis).
+   */
+  public long missedChecks() {
+    return missedChecks.get();
+  }
+
   /** How many times Redis came back with its data after this replica found it unreachable. */
   public long returnsWithData() {
     return returns.get();
@@ -184,16 +199,20 @@ public final class RedisEpochGuard implements EpochSource {
   }
 
   private void tick() {
-    if (unreachable || clock.millis() - lastCheckMillis >= interval.toMillis()) {
+    // Once a check is missed the next ones follow closely: an outage is noticed within the misses'
+    // timeouts, not the interval's.
+    if (unreachable || missesInARow() > 0 || clock.millis() - lastCheckMillis >= interval.toMillis()) {
       check();
     }
   }
 
   /** One check; public so tests and the restart path can force it. */
   public void check() {
-    lastCheckMillis = clock.millis();
+    long startedMillis = clock.millis();
+    lastCheckMillis = startedMillis;
     try {
       List<String> values = readMarkers();
+      answered();
       boolean wasUnreachable = unreachable;
       unreachable = false;
       reachability.markReachable();
@@ -249,16 +268,55 @@ public final class RedisEpochGuard implements EpochSource {
         adopt(first.get());
       }
     } catch (RedisException e) {
-      if (!unreachable) {
-        LOG.warn("Redis unavailable: {}; Redis commands fail fast until it answers again", e.getMessage());
-      }
-      unreachable = true;
-      reachability.markUnreachable();
+      missed(startedMillis, e);
     } catch (RegistryUnavailableException e) {
       LOG.warn("Redis lost its epoch marker but PostgreSQL is unavailable to advance it: {}", e.getMessage());
     } catch (RuntimeException e) {
       LOG.error("epoch check failed", e);
     }
+  }
+
+  private synchronized int missesInARow() {
+    return missesInARow;
+  }
+
+  private synchronized void answered() {
+    if (missesInARow > 0 && !unreachable) {
+      LOG.info(
+          "Redis answered the epoch check again after {} missed in a row: it was slow or this client was busy, not away",
+          missesInARow);
+    }
+    missesInARow = 0;
+  }
+
+  /**
+   * A check got no answer (or failed on the connection). Redis counts as unreachable only after
+   * {@link RedisProbe#misses()} of them in a row, dated from the first: a client too busy to read
+   * one reply in time is not an outage.
+   */
+  private synchronized void missed(long startedMillis, RedisException e) {
+    missedChecks.incrementAndGet();
+    if (missesInARow++ == 0) {
+      firstMissMillis = startedMillis;
+    }
+    if (unreachable) {
+      return;
+    }
+    if (missesInARow < missesToUnreachable) {
+      LOG.info(
+          "Redis did not answer the epoch check ({} of {} in a row before it counts as unavailable): {}",
+          missesInARow,
+          missesToUnreachable,
+          e.getMessage());
+      return;
+    }
+    LOG.warn(
+        "Redis unavailable: {} checks in a row unanswered over {} ms, the last: {}; Redis commands fail fast until it answers again",
+        missesInARow,
+        clock.millis() - firstMissMillis,
+        e.getMessage());
+    unreachable = true;
+    reachability.markUnreachable(firstMissMillis);
   }
 
   /**

@@ -4,8 +4,9 @@ import io.refresher.failure.CacheUnavailableException;
 import java.time.InstantSource;
 
 /**
- * Whether Redis is known to be unreachable, as the epoch guard last found it (it probes every
- * 100 ms while Redis is away, with a short timeout).
+ * Whether Redis is known to be unreachable, as the epoch guard last found it: after several
+ * of its checks in a row went unanswered ({@link RedisProbe}); it checks every 100 ms while Redis
+ * is away.
  *
  * <p>While it is, the adapters fail at once instead of sending: a command to a frozen or absent
  * Redis waits out its timeout and retry (seconds), and every admin request and refresh would wait
@@ -28,9 +29,10 @@ public final class RedisReachability {
     return new RedisReachability(InstantSource.system());
   }
 
-  void markUnreachable() {
+  /** @param sinceMillis when Redis stopped answering (the first unanswered check), for the messages */
+  void markUnreachable(long sinceMillis) {
     if (unreachableSinceMillis == 0) {
-      unreachableSinceMillis = clock.millis();
+      unreachableSinceMillis = Math.max(1, sinceMillis);
     }
   }
 

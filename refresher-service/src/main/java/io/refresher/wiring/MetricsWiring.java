@@ -37,6 +37,7 @@ final class MetricsWiring {
     SuppliedCounter.register(metrics, "refresher.redis.data-losses", guard::dataLossesHandled);
     SuppliedCounter.register(metrics, "refresher.redis.failovers", guard::failoversHandled);
     SuppliedCounter.register(metrics, "refresher.redis.returns-with-data", guard::returnsWithData);
+    SuppliedCounter.register(metrics, "refresher.redis.missed-checks", guard::missedChecks);
     PrewarmMetrics.register(metrics, prewarm.prewarmer());
 
     metrics.register("refresher.due.size", new DueIndexSize(redis.dueIndex()));

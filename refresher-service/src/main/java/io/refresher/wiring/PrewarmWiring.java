@@ -39,7 +39,7 @@ record PrewarmWiring(RedisEpochGuard epochGuard, Prewarmer prewarmer) {
             new JdbiEpochStore(database.registry()),
             config.getScheduler().getEpochCheckInterval().toJavaDuration(),
             redis.reachability(),
-            redisConfig.probeTimeout(),
+            redisConfig.probe(),
             redisConfig.getMode() == RedisFactory.Mode.SENTINEL
                 ? RedisTopology.sentinel(redis.redisson(), redisConfig.probeTimeout())
                 : RedisTopology.untracked(),
