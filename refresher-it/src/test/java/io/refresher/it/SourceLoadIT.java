@@ -147,6 +147,48 @@ class SourceLoadIT {
     assertThat(seconds).as("120 permits at 40/s take at least two seconds").isGreaterThanOrEqualTo(2.0);
   }
 
+  /**
+   * On one replica, refreshes waiting for the rate are admitted in the order they came: a refill
+   * claims its keys hottest first, and that order must survive the wait for permits. Redisson's
+   * limiter alone let each waiter retry on its own clock, and whichever retry landed first took
+   * the permit: of a refill's 30 keys, one or two of the hottest were passed by cooler ones for
+   * up to 1.2 s.
+   */
+  @Test
+  void waitersOfOneReplica_admittedInTheOrderTheyCame() throws Exception {
+    int waiters = 8;
+    RedisSourceLoad replica = load(first, 2, 0, Duration.ofSeconds(20)); // one permit per 525 ms
+    try (SourceLoad.Admission drain = replica.admit(REGISTRATION).orElseThrow()) {
+      assertThat(drain.awaitRate()).isTrue(); // the window's permit gone: the waiters below queue
+    }
+    List<Integer> admitted = Collections.synchronizedList(new ArrayList<>());
+    ExecutorService threads = Executors.newFixedThreadPool(waiters);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int i = 0; i < waiters; i++) {
+        int arrival = i;
+        done.add(threads.submit(() -> {
+          try (SourceLoad.Admission admission = replica.admit(REGISTRATION).orElseThrow()) {
+            assertThat(admission.awaitRate()).isTrue();
+            admitted.add(arrival);
+          }
+          return null;
+        }));
+        // The next one comes once this one waits (or was already let through).
+        org.awaitility.Awaitility.await("waiter " + i + " waiting")
+            .atMost(Duration.ofSeconds(10))
+            .pollInterval(Duration.ofMillis(1))
+            .until(() -> replica.waiting("db") + admitted.size() == arrival + 1);
+      }
+      for (Future<?> future : done) {
+        future.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    assertThat(admitted).as("the order the waiters were admitted in").containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+  }
+
   @Test
   void noRoomWithinTheWaitBudget_givesUpAfterIt() {
     RedisSourceLoad replica = load(first, 0, 1, Duration.ofMillis(300));

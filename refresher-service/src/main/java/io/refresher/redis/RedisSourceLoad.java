@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.redisson.api.RPermitExpirableSemaphore;
@@ -179,6 +180,14 @@ public final class RedisSourceLoad implements SourceLoad {
     private final Pace pace;
     private final RPermitExpirableSemaphore slots;
     private final AtomicInteger waiting = new AtomicInteger();
+    /**
+     * This replica's waiters for a rate permit take turns, first come first served: only the one
+     * whose turn it is waits on the shared limiter. Redisson's limiter lets each waiter retry on
+     * its own clock, and whichever retry lands first takes the permit, so a refill's hottest keys,
+     * claimed first, were now and then passed by cooler ones for a second. Across replicas the
+     * limiter still decides; each replica's share stays in its own order.
+     */
+    private final ReentrantLock turn = new ReentrantLock(true);
 
     Limits(RedissonClient redisson, LoadBound bound) {
       this.bound = bound;
@@ -232,6 +241,9 @@ public final class RedisSourceLoad implements SourceLoad {
                 return permitted;
               } catch (RedisException e) {
                 throw RedisCacheStore.unavailable("load bound of datasource '" + bound.datasource() + "'", e);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
               } finally {
                 waiting.decrementAndGet();
               }
@@ -267,7 +279,18 @@ public final class RedisSourceLoad implements SourceLoad {
       }
     }
 
-    private boolean takePermit(long deadlineNanos) {
+    private boolean takePermit(long deadlineNanos) throws InterruptedException {
+      if (!turn.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+        return false;
+      }
+      try {
+        return takePermitInTurn(deadlineNanos);
+      } finally {
+        turn.unlock();
+      }
+    }
+
+    private boolean takePermitInTurn(long deadlineNanos) {
       Duration left = Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
       try {
         return rate.tryAcquire(1, left);
