@@ -2,10 +2,13 @@ package io.refresher.it;
 
 import io.refresher.client.redisson.RedissonDriver;
 import static org.assertj.core.api.Assertions.assertThat;
+import static io.refresher.it.HotKeyApps.json;
+import static io.refresher.it.HotKeyApps.refreshing;
+import static io.refresher.it.HotKeyApps.register;
+import static io.refresher.it.HotKeyApps.status;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.refresher.client.RefresherClient;
@@ -14,49 +17,28 @@ import io.refresher.testing.AccessReporter;
 import io.refresher.testing.TestApp;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.client.codec.StringCodec;
-import org.slf4j.LoggerFactory;
 
 /**
  * Hot keys end to end on real Redis and PostgreSQL: reads reported through the access-counting
  * protocol (pipelined HINCRBY and EXPIRE in raw RESP on a socket, as a reader in any language
- * could; or the Java client library) make a key hot and keep it present across refresh cycles; a
- * key no longer read is demoted and expires; a template key becomes hot from reads alone;
- * popularity outlives a Redis data loss through PostgreSQL.
+ * could; or the Java client library) make a key hot (kept present across refresh cycles: {@link
+ * HotKeyNeverAbsentIT}, in the timed lane); a key no longer read is demoted and expires; a
+ * template key becomes hot from reads alone; popularity outlives a Redis data loss through
+ * PostgreSQL.
  *
- * <p>Fast settings: rates halve every second, a key is hot at 5 reads/s and cold 2 s after it
- * falls below that; no stale grace and no jitter, so only on-time refreshes keep a key present.
+ * <p>The service runs with {@link HotKeyApps}' fast settings.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class HotKeysIT {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final double READS_PER_SECOND = 50;
   private static final String POPULARITY = "refresher:popularity:{refresher-hot}";
   private static final String HOT_SET = "refresher:hot:{refresher-hot}";
-  private static final TestApp APP =
-      TestApp.create(
-          "hot_keys",
-          List.of(
-              "CREATE TABLE test_product (id bigint primary key, name text, price numeric, category text, tags text[])",
-              "INSERT INTO test_product VALUES (7, 'Phone Pro', 1099.00, 'phones', ARRAY['5g']),"
-                  + " (8, 'Phone Mini', 699.00, 'phones', ARRAY['compact'])"),
-          "refresh.staleGrace", "0s",
-          "refresh.jitter", "0",
-          "access.halfLife", "1s",
-          "access.hotThreshold", "5",
-          "access.coldAfter", "2s",
-          "access.sampleInterval", "250ms",
-          "access.settle", "300ms",
-          "access.snapshotInterval", "1s");
+  private static final TestApp APP = HotKeyApps.create("hot_keys");
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
   private AccessReporter reads;
@@ -76,75 +58,11 @@ class HotKeysIT {
   }
 
   @Test
-  void keyReadOften_becomesHot_andIsRefreshedBeforeExpiry_withNoAbsenceOverThreeCycles() throws Exception {
-    String key = "hot:read-often";
-    register(key);
-    // Registered and never read: demoted after the cold grace, then it expires on its own.
-    await("registered key, never read, is demoted").atMost(Duration.ofSeconds(20)).until(() -> !refreshing(key));
-    await("and expires").atMost(Duration.ofSeconds(10)).until(() -> APP.get(key) == null);
-
-    reads().read(key, READS_PER_SECOND);
-
-    await("read often, it becomes hot again and is refreshed")
-        .atMost(Duration.ofSeconds(20))
-        .until(() -> refreshing(key) && APP.get(key) != null);
-    JsonNode status = status(key);
-    assertThat(status.at("/hot/rate").asDouble()).isGreaterThanOrEqualTo(5);
-
-    // Three refresh cycles (TTL 2 s): poll presence every 20 ms and record each value's metadata.
-    List<Map<String, String>> writes = new java.util.concurrent.CopyOnWriteArrayList<>();
-    AtomicInteger polls = new AtomicInteger();
-    AtomicInteger absent = new AtomicInteger();
-    await("three refresh cycles observed")
-        .during(Duration.ofMillis(6500))
-        .atMost(Duration.ofSeconds(10))
-        .pollInterval(Duration.ofMillis(20))
-        .until(
-            () -> {
-              if (APP.get(key) == null) {
-                absent.incrementAndGet();
-              }
-              Map<String, String> meta = APP.meta(key);
-              if (meta.containsKey("computedAt")
-                  && (writes.isEmpty()
-                      || !Objects.equals(writes.get(writes.size() - 1).get("computedAt"), meta.get("computedAt")))) {
-                writes.add(meta);
-              }
-              polls.incrementAndGet();
-              return true; // sampling only: the figures are asserted below
-            });
-
-    LoggerFactory.getLogger(HotKeysIT.class)
-        .info(
-            "hot key over 6.5 s: {} polls, {} absent, {} values written, rate {} reads/s",
-            polls.get(),
-            absent.get(),
-            writes.size(),
-            status.at("/hot/rate").asDouble());
-    assertThat(polls.get()).isGreaterThan(100);
-    assertThat(absent.get()).as("polls that found the hot key absent").isZero();
-    assertThat(writes.size()).as("distinct values over three cycles").isGreaterThanOrEqualTo(3);
-    for (int i = 1; i < writes.size(); i++) {
-      long computedAt = Long.parseLong(writes.get(i).get("computedAt"));
-      long previousExpiry = Long.parseLong(writes.get(i - 1).get("expiresAt"));
-      assertThat(computedAt).as("refresh %d happened before the previous value expired", i).isLessThan(previousExpiry);
-    }
-    JsonNode ttr = status(key).get("ttr");
-    assertThat(ttr.get("rate").asDouble()).as("the TTR knows the key's rate").isGreaterThanOrEqualTo(5);
-    assertThat(ttr.get("heatFactor").asDouble()).isGreaterThan(1.0);
-
-    JsonNode hot = json(APP.hot(10));
-    assertThat(hot.get("items")).extracting(item -> item.get("key").asText()).contains(key);
-    assertThat(APP.parts().hotSet().isHot(key)).isTrue();
-    APP.deleteKey(key, true).close();
-  }
-
-  @Test
   void keyNoLongerRead_stopsBeingRefreshed_andExpires() {
     String key = "hot:then-cold";
-    register(key);
+    register(APP, key);
     reads().read(key, READS_PER_SECOND);
-    await("read, it is hot").atMost(Duration.ofSeconds(20)).until(() -> status(key).has("hot"));
+    await("read, it is hot").atMost(Duration.ofSeconds(20)).until(() -> status(APP, key).has("hot"));
     long promoted = EXTENSION.getEnvironment().metrics().counter("refresher.hot.promoted").getCount();
     long demotedBefore = EXTENSION.getEnvironment().metrics().counter("refresher.hot.demoted").getCount();
 
@@ -152,7 +70,7 @@ class HotKeysIT {
 
     await("no longer read, it is demoted")
         .atMost(Duration.ofSeconds(20))
-        .until(() -> !refreshing(key) && !status(key).has("hot"));
+        .until(() -> !refreshing(APP, key) && !status(APP, key).has("hot"));
     await("and its value expires").atMost(Duration.ofSeconds(10)).until(() -> APP.get(key) == null);
     long executions = APP.database().executionsOf("counted_source");
     await("and the source is not run again")
@@ -168,7 +86,7 @@ class HotKeysIT {
   @Test
   void popularity_isSavedToPostgres_andBringsHotKeysBackAfterRedisLosesItsData() {
     String key = "hot:survivor";
-    register(key);
+    register(APP, key);
     // Rates here halve every second, and a restore applies the saved rate decayed since it was
     // saved (the snapshot interval, noticing the loss and Redis's restart take a few seconds): read
     // it often enough that it is still above the threshold after that.
@@ -256,29 +174,6 @@ class HotKeysIT {
       assertThat(APP.database().executionsOf("FROM test_product WHERE id")).isGreaterThanOrEqualTo(executions + 2);
       assertThat(APP.get("product:8")).as("a key of the family nobody reads is not computed").isNull();
       assertThat(client.stats().access().dropped()).isZero();
-    }
-  }
-
-  private static void register(String key) {
-    try (Response response = APP.putKey(key, "{\"source\":\"counted\",\"params\":{},\"ttl\":\"PT2S\"}")) {
-      assertThat(response.getStatus()).isEqualTo(201);
-    }
-  }
-
-  private static boolean refreshing(String key) {
-    return status(key).get("refreshing").asBoolean();
-  }
-
-  private static JsonNode status(String key) {
-    return json(APP.getKey(key)).get("status");
-  }
-
-  private static JsonNode json(Response response) {
-    try (response) {
-      assertThat(response.getStatus()).isEqualTo(200);
-      return JSON.readTree(response.readEntity(String.class));
-    } catch (java.io.IOException e) {
-      throw new IllegalStateException(e);
     }
   }
 }

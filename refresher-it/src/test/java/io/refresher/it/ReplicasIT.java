@@ -12,7 +12,6 @@ import jakarta.ws.rs.core.Response;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -38,30 +37,26 @@ class ReplicasIT {
         assertThat(response.getStatus()).isEqualTo(201);
       }
     }
+    List<String> keys = new java.util.ArrayList<>();
+    for (int i = 0; i < KEYS; i++) {
+      keys.add("shared:" + i);
+    }
     long executionsAtStart = FIRST.database().executionsOf("counted_source");
+    long claimedAtStart = FIRST.parts().dispatcher().claimedTotal() + SECOND.parts().dispatcher().claimedTotal();
     long startMillis = System.currentTimeMillis();
-    Set<String> versionsSeen = ConcurrentHashMap.newKeySet();
 
-    // Three refresh cycles of 1.5 s (TTL 2 s - TTR 0.5 s); both replicas are dispatching.
-    await()
-        .atMost(Duration.ofSeconds(20))
-        .pollInterval(Duration.ofMillis(50))
-        .until(
-            () -> {
-              versionsSeen.add(FIRST.meta("shared:0").get("token"));
-              return System.currentTimeMillis() - startMillis >= 4_500;
-            });
+    // Three refresh cycles of 1.5 s (TTL 2 s - TTR 0.5 s) of every key; both replicas dispatch.
+    awaitRefreshedThreeTimes(keys);
     long elapsed = System.currentTimeMillis() - startMillis;
     long executions = FIRST.database().executionsOf("counted_source") - executionsAtStart;
     long cycles = elapsed / 1_500;
 
-    assertThat(FIRST.parts().dispatcher().claimedTotal() + SECOND.parts().dispatcher().claimedTotal())
+    assertThat(FIRST.parts().dispatcher().claimedTotal() + SECOND.parts().dispatcher().claimedTotal() - claimedAtStart)
         .as("keys claimed by both replicas together")
-        .isGreaterThanOrEqualTo(KEYS * (cycles - 1));
+        .isGreaterThanOrEqualTo(KEYS * 3L);
     assertThat(executions)
         .as("source executions for %d keys over %d ms (%d cycles); twice that would mean both replicas refreshed", KEYS, elapsed, cycles)
-        .isBetween((long) KEYS * (cycles - 1), (long) KEYS * (cycles + 1));
-    assertThat(versionsSeen).as("a key's fence token advanced with each refresh").hasSizeGreaterThanOrEqualTo(3);
+        .isBetween(KEYS * 3L, (long) KEYS * (cycles + 1));
     for (int i = 0; i < KEYS; i++) {
       assertThat(FIRST.get("shared:" + i)).as("shared:%d present", i).isNotNull();
     }
@@ -96,17 +91,35 @@ class ReplicasIT {
 
       long executionsAtStart = FIRST.database().executionsOf("switchable_source");
       long startMillis = System.currentTimeMillis();
-      await().pollDelay(Duration.ofMillis(4_500)).atMost(Duration.ofSeconds(10)).until(() -> true);
+      awaitRefreshedThreeTimes(keys);
       long elapsed = System.currentTimeMillis() - startMillis;
       long executions = FIRST.database().executionsOf("switchable_source") - executionsAtStart;
       long cycles = elapsed / 1_500;
 
       assertThat(executions)
           .as("source executions for %d template keys over %d ms (%d cycles of 1.5 s)", keys.size(), elapsed, cycles)
-          .isBetween((long) keys.size() * (cycles - 1), (long) keys.size() * (cycles + 1));
+          .isBetween(keys.size() * 3L, (long) keys.size() * (cycles + 1));
       for (String key : keys) {
         assertThat(FIRST.get(key)).as(key).startsWith("switchable-");
       }
     }
+  }
+
+  /**
+   * Until every key was refreshed three more times (three new fence tokens). A condition, not a
+   * window: on a starved machine the cycles take longer, and the bound on executions above is in
+   * cycles of the time this took.
+   */
+  private static void awaitRefreshedThreeTimes(List<String> keys) {
+    java.util.Map<String, Set<String>> tokens = new java.util.HashMap<>();
+    keys.forEach(key -> tokens.put(key, new java.util.HashSet<>(java.util.Collections.singleton(String.valueOf(FIRST.meta(key).get("token"))))));
+    await("every key refreshed three times")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              keys.forEach(key -> tokens.get(key).add(String.valueOf(FIRST.meta(key).get("token"))));
+              return tokens.values().stream().allMatch(seen -> seen.size() >= 4);
+            });
   }
 }
