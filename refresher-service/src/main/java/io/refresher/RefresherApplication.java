@@ -6,8 +6,8 @@ import com.codahale.metrics.MetricRegistry;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
+import io.refresher.config.EnvironmentOrFileSubstitutor;
 import io.dropwizard.core.Application;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
@@ -33,10 +33,10 @@ public class RefresherApplication extends Application<RefresherConfiguration> {
 
   @Override
   public void initialize(Bootstrap<RefresherConfiguration> bootstrap) {
-    // Strict: a referenced variable without a default that is unset stops start-up, naming it.
+    // ${NAME} from the environment, or from the file NAME_FILE names (mounted secrets). Strict: a
+    // referenced variable without a default that is set neither way stops start-up, naming it.
     bootstrap.setConfigurationSourceProvider(
-        new SubstitutingSourceProvider(
-            bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(true)));
+        new SubstitutingSourceProvider(bootstrap.getConfigurationSourceProvider(), new EnvironmentOrFileSubstitutor()));
     bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
     bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS);
     // A misspelt field in a request must fail loudly, not register something else.

@@ -117,18 +117,20 @@ public final class TestApp {
     // clean-up restored the first one's values: they leaked into every later test class (a backlog
     // test's 8 workers and 5,000 in flight showed up in the stall test).
     String prefix = "refresher-test-" + INSTANCES.incrementAndGet();
-    List<ConfigOverride> configOverrides = new ArrayList<>();
-    configOverrides.add(ConfigOverride.config(prefix, "redis.url", redis.url()));
-    configOverrides.add(ConfigOverride.config(prefix, "database.url", database.url()));
-    configOverrides.add(ConfigOverride.config(prefix, "database.user", database.user()));
-    configOverrides.add(ConfigOverride.config(prefix, "database.password", database.password()));
-    configOverrides.add(ConfigOverride.config(prefix, "admin.token", TOKEN));
-    configOverrides.add(
-        ConfigOverride.config(
-            prefix, "scheduler.quartzName", "refresher-" + database.url().replaceAll("\\?.*", "").replaceAll(".*/", "")));
+    // A test's override replaces the default of the same setting (two overrides of one setting
+    // are not applied in a dependable order).
+    java.util.Map<String, String> settings = new java.util.LinkedHashMap<>();
+    settings.put("redis.url", redis.url());
+    settings.put("database.url", database.url());
+    settings.put("database.user", database.user());
+    settings.put("database.password", database.password());
+    settings.put("admin.token", TOKEN);
+    settings.put("scheduler.quartzName", "refresher-" + database.url().replaceAll("\\?.*", "").replaceAll(".*/", ""));
     for (int i = 0; i + 1 < overrides.length; i += 2) {
-      configOverrides.add(ConfigOverride.config(prefix, overrides[i], overrides[i + 1]));
+      settings.put(overrides[i], overrides[i + 1]);
     }
+    List<ConfigOverride> configOverrides = new ArrayList<>();
+    settings.forEach((setting, value) -> configOverrides.add(ConfigOverride.config(prefix, setting, value)));
     DropwizardAppExtension<RefresherConfiguration> extension =
         new DropwizardAppExtension<>(
             application,

@@ -35,6 +35,21 @@ public record TestDatabase(String url, String user, String password) {
     }
   }
 
+  /** The first column of every row of a query, as text. */
+  public java.util.List<String> queryStrings(String sql) {
+    try (Connection connection = connect();
+        Statement statement = connection.createStatement();
+        var rs = statement.executeQuery(sql)) {
+      java.util.List<String> values = new java.util.ArrayList<>();
+      while (rs.next()) {
+        values.add(rs.getString(1));
+      }
+      return values;
+    } catch (SQLException e) {
+      throw new IllegalStateException("test query failed: " + e.getMessage(), e);
+    }
+  }
+
   /**
    * How many times statements whose text contains {@code marker} ran in this database, from
    * pg_stat_statements (exact and immediate, unlike the cumulative statistics views).

@@ -148,6 +148,7 @@ class AdminRolesIT {
               NOTHING),
           new Endpoint("HotResource#hottest", "GET", u -> "/v1/hot?limit=5", null, 200, NOTHING),
           new Endpoint("AuditResource#report", "GET", u -> "/v1/audit?window=PT5M", null, 200, NOTHING),
+          new Endpoint("ChangeResource#list", "GET", u -> "/v1/changes?limit=5", null, 200, NOTHING),
           new Endpoint("OpenApiResource#document", "GET", u -> "/v1/openapi.json", null, 200, NOTHING),
           new Endpoint("TemplateResource#list", "GET", u -> "/v1/templates", null, 200, NOTHING),
           new Endpoint("TemplateResource#get", "GET", u -> "/v1/templates/" + EXISTING_TEMPLATE, null, 200, NOTHING),

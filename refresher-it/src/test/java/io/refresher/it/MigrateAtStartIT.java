@@ -47,7 +47,7 @@ class MigrateAtStartIT {
       Assertions.assertThat(causes(failure))
           .anySatisfy(cause -> assertThat(cause)
               .isInstanceOf(SchemaMigrator.PendingMigrationsException.class)
-              .hasMessageContaining("5 migration(s) pending")
+              .hasMessageContaining("6 migration(s) pending")
               .hasMessageContaining("db migrate"));
       assertThat(database.queryLong("SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'refresher'"))
           .as("nothing migrated")

@@ -52,12 +52,17 @@ class ServiceJarIT {
     redis.close();
   }
 
+  /** With the documented environment, the admin token and the database password from files. */
   @Test
   void server_withDocumentedEnvironment_migratesAndServesTheApi() throws Exception {
     TestDatabase database = RealServers.newDatabase("service_jar");
     int port = FreePorts.next();
     Path log = Files.createTempFile("service-jar", ".log");
     Map<String, String> env = env(database, port);
+    // The admin token and the database password as mounted secrets are: files named by *_FILE.
+    Path secrets = Files.createTempDirectory("service-jar-secrets");
+    env.put("REFRESHER_ADMIN_TOKEN_FILE", Files.writeString(secrets.resolve("admin-token"), env.remove("REFRESHER_ADMIN_TOKEN") + "\n").toString());
+    env.put("REFRESHER_DB_PASSWORD_FILE", Files.writeString(secrets.resolve("db-password"), env.remove("REFRESHER_DB_PASSWORD")).toString());
     int adminPort = Integer.parseInt(env.get("REFRESHER_ADMIN_PORT"));
     Process service = start(log, env, "server", CONFIG.toString());
     HttpClient http = HttpClient.newHttpClient();
@@ -104,7 +109,10 @@ class ServiceJarIT {
     service.destroy();
     assertThat(service.waitFor(60, TimeUnit.SECONDS)).as("stops on SIGTERM").isTrue();
     String output = Files.readString(log);
-    assertThat(output).contains("refresh dispatcher started").doesNotContain(TOKEN);
+    assertThat(output)
+        .contains("refresh dispatcher started")
+        .contains("admin API tokens: role admin [" + io.refresher.api.TokenIds.of(TOKEN) + "]")
+        .doesNotContain(TOKEN);
   }
 
   @Test
@@ -129,7 +137,7 @@ class ServiceJarIT {
     assertThat(migrate.waitFor(90, TimeUnit.SECONDS)).isTrue();
     String output = Files.readString(log);
     assertThat(migrate.exitValue()).as(output).isZero();
-    assertThat(output).contains("Applied 5 migrations.");
+    assertThat(output).contains("Applied 6 migrations.");
     assertThat(database.queryLong("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'refresher'"))
         .as("registry, epoch, audit, history and the Quartz tables")
         .isGreaterThan(10);
@@ -148,7 +156,7 @@ class ServiceJarIT {
     assertThat(service.waitFor(90, TimeUnit.SECONDS)).isTrue();
     String output = Files.readString(log);
     assertThat(service.exitValue()).as(output).isNotZero();
-    assertThat(output).contains("5 migration(s) pending").contains("db migrate");
+    assertThat(output).contains("6 migration(s) pending").contains("db migrate");
     assertThat(database.queryLong("SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'refresher'"))
         .isZero();
   }

@@ -40,7 +40,7 @@ class SchemaMigratorIT {
         .isInstanceOf(SchemaMigrator.PendingMigrationsException.class)
         .hasMessageContaining("migrateAtStart is false")
         .hasMessageContaining("none (empty schema)")
-        .hasMessageContaining("5 migration(s) pending")
+        .hasMessageContaining("6 migration(s) pending")
         .hasMessageContaining("V1 registry")
         .hasMessageContaining("V4 registration generation")
         .hasMessageContaining("db migrate");
@@ -52,7 +52,7 @@ class SchemaMigratorIT {
   @Test
   void validate_afterMigrate_passes() {
     TestDatabase database = RealServers.newDatabase("migrator_done");
-    assertThat(new SchemaMigrator(dataSource(database)).migrate()).isEqualTo(5);
+    assertThat(new SchemaMigrator(dataSource(database)).migrate()).isEqualTo(6);
 
     new SchemaMigrator(dataSource(database)).validate();
   }
@@ -60,11 +60,11 @@ class SchemaMigratorIT {
   @Test
   void validate_oneMigrationBehind_refusesNamingIt() throws IOException {
     TestDatabase database = RealServers.newDatabase("migrator_behind");
-    new SchemaMigrator(dataSource(database), location(release("older", 4))).migrate();
+    new SchemaMigrator(dataSource(database), location(release("older", 5))).migrate();
 
     assertThatThrownBy(() -> new SchemaMigrator(dataSource(database)).validate())
         .isInstanceOf(SchemaMigrator.PendingMigrationsException.class)
-        .hasMessageContaining("at version 4 with 1 migration(s) pending (V5 capture offsets)");
+        .hasMessageContaining("at version 5 with 1 migration(s) pending (V6 change actor)");
   }
 
   @Test
@@ -72,17 +72,17 @@ class SchemaMigratorIT {
     // The overlap of a rolling upgrade (old pods still running, or starting again after a
     // rollback) once the new release's migration has run: the old release must still start.
     TestDatabase database = RealServers.newDatabase("migrator_newer");
-    Path newer = release("newer", 5);
+    Path newer = release("newer", 6);
     Files.writeString(
-        newer.resolve("V6__newer_release.sql"),
+        newer.resolve("V7__newer_release.sql"),
         "ALTER TABLE refresher_key ADD COLUMN note TEXT;\n");
-    assertThat(new SchemaMigrator(dataSource(database), location(newer)).migrate()).isEqualTo(6);
+    assertThat(new SchemaMigrator(dataSource(database), location(newer)).migrate()).isEqualTo(7);
 
     SchemaMigrator current = new SchemaMigrator(dataSource(database));
     assertThat(current.migrate()).as("nothing to do, and no validation error").isZero();
     current.validate();
-    // And a release two versions back (four migrations) the same way.
-    SchemaMigrator older = new SchemaMigrator(dataSource(database), location(release("older", 4)));
+    // And a release two versions back (five migrations) the same way.
+    SchemaMigrator older = new SchemaMigrator(dataSource(database), location(release("older", 5)));
     assertThat(older.migrate()).isZero();
     older.validate();
   }
@@ -91,7 +91,7 @@ class SchemaMigratorIT {
   void validate_appliedMigrationEditedSinceRelease_refuses() throws IOException {
     // A migration edited after it shipped: the checksums differ, migrate and validate both refuse.
     TestDatabase database = RealServers.newDatabase("migrator_edited");
-    Path edited = release("edited", 5);
+    Path edited = release("edited", 6);
     Files.writeString(
         edited.resolve("V4__registration_generation.sql"),
         Files.readString(edited.resolve("V4__registration_generation.sql")) + "\n-- edited\n");
@@ -117,13 +117,13 @@ class SchemaMigratorIT {
       for (Future<Integer> run : runs) {
         applied += run.get();
       }
-      assertThat(applied).as("migrations applied by all replicas together").isEqualTo(5);
+      assertThat(applied).as("migrations applied by all replicas together").isEqualTo(6);
     } finally {
       pool.shutdownNow();
     }
     assertThat(database.queryLong(
             "SELECT count(*) FROM refresher.refresher_schema_history WHERE type = 'SQL' AND success"))
-        .isEqualTo(5);
+        .isEqualTo(6);
   }
 
   /** A copy of the first {@code migrations} files of db-migrations/, as an older release ships them. */
@@ -133,7 +133,7 @@ class SchemaMigratorIT {
     try (Stream<Path> listed = Files.list(MIGRATIONS)) {
       files = listed.filter(p -> p.getFileName().toString().matches("V\\d+__.*\\.sql")).toList();
     }
-    assertThat(files).as("the shipped migrations").hasSize(5);
+    assertThat(files).as("the shipped migrations").hasSize(6);
     for (Path file : files) {
       int version = Integer.parseInt(file.getFileName().toString().replaceAll("^V(\\d+)__.*", "$1"));
       if (version <= migrations) {

@@ -14,10 +14,17 @@ import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
  */
 public final class AdminApiAuth {
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AdminApiAuth.class);
+
   private AdminApiAuth() {}
 
   /** @param readTokens empty for none: then only the admin tokens are accepted */
   public static void register(JerseyEnvironment jersey, java.util.List<String> adminTokens, java.util.List<String> readTokens) {
+    // The ids only (the change log names them): an operator checks which tokens a replica took.
+    LOG.info(
+        "admin API tokens: role admin {}, role read {} (ids: the first 8 hex digits of each token's SHA-256)",
+        adminTokens.stream().map(TokenIds::of).toList(),
+        readTokens.stream().map(TokenIds::of).toList());
     jersey.register(
         new AuthenticateEveryRequest(
             new OAuthCredentialAuthFilter.Builder<AdminPrincipal>()

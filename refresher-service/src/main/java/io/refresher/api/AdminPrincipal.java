@@ -2,15 +2,18 @@ package io.refresher.api;
 
 import java.security.Principal;
 
-/** The caller behind a request that presented one of the admin API's tokens, and its one role. */
-public record AdminPrincipal(String name, String role) implements Principal {
+/**
+ * The caller behind a request that presented one of the admin API's tokens, its one role, and the
+ * token's id ({@link TokenIds}), which the change log records instead of the token.
+ */
+public record AdminPrincipal(String name, String role, String tokenId) implements Principal {
 
-  static AdminPrincipal admin() {
-    return new AdminPrincipal("admin", Roles.ADMIN);
+  static AdminPrincipal admin(String tokenId) {
+    return new AdminPrincipal("admin", Roles.ADMIN, tokenId);
   }
 
-  static AdminPrincipal reader() {
-    return new AdminPrincipal("reader", Roles.READ);
+  static AdminPrincipal reader(String tokenId) {
+    return new AdminPrincipal("reader", Roles.READ, tokenId);
   }
 
   @Override

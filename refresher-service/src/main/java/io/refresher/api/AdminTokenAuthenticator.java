@@ -61,9 +61,10 @@ public final class AdminTokenAuthenticator implements Authenticator<String, Admi
     for (byte[] token : readTokens) {
       read |= MessageDigest.isEqual(token, given);
     }
+    // Hashed only once it matched: the id of the presented token is that of the configured one.
     if (admin) {
-      return Optional.of(AdminPrincipal.admin());
+      return Optional.of(AdminPrincipal.admin(TokenIds.of(presented)));
     }
-    return read ? Optional.of(AdminPrincipal.reader()) : Optional.empty();
+    return read ? Optional.of(AdminPrincipal.reader(TokenIds.of(presented))) : Optional.empty();
   }
 }

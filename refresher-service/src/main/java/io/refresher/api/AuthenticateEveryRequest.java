@@ -1,5 +1,8 @@
 package io.refresher.api;
 
+import io.refresher.registry.ChangeActor;
+import org.slf4j.MDC;
+
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -39,6 +42,11 @@ public final class AuthenticateEveryRequest implements ContainerRequestFilter {
       throw new InvalidRegistrationException(
           TOKEN_IN_URL, "must not be in the URL (URLs are logged): send the token as 'Authorization: Bearer <token>'");
     }
+    ChangeActor.clear(); // nothing of an earlier request on this thread
     authentication.filter(request);
+    if (request.getSecurityContext().getUserPrincipal() instanceof AdminPrincipal caller) {
+      // Cleared by RequestIds when the request ends.
+      ChangeActor.set(new ChangeActor(caller.role(), caller.tokenId(), MDC.get(RequestIds.MDC_KEY)));
+    }
   }
 }

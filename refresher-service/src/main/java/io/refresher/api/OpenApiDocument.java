@@ -56,6 +56,7 @@ public final class OpenApiDocument {
           SourceResource.class,
           PrewarmResource.class,
           AuditResource.class,
+          ChangeResource.class,
           OpenApiResource.class);
 
   public static final String PARAM_VALUES = "#/components/schemas/ParamValues";

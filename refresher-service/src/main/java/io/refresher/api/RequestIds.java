@@ -1,5 +1,7 @@
 package io.refresher.api;
 
+import io.refresher.registry.ChangeActor;
+
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -34,6 +36,8 @@ public final class RequestIds implements Filter {
     ((HttpServletResponse) response).setHeader(HEADER, id);
     try (MDC.MDCCloseable ignored = MDC.putCloseable(MDC_KEY, id)) {
       chain.doFilter(request, response);
+    } finally {
+      ChangeActor.clear(); // set by AuthenticateEveryRequest for this request only
     }
   }
 

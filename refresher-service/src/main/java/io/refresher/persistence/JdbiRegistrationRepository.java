@@ -63,20 +63,16 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
                           .bind("now", Timestamp.from(registration.updatedAt()))
                           .map((rs, ctx) -> new Registry.Registered(map(rs), rs.getBoolean("inserted")))
                           .one();
-                  handle
-                      .createUpdate(
-                          "INSERT INTO refresher_audit (action, key, detail) VALUES (:action, :key, CAST(:detail AS jsonb))")
-                      .bind("action", stored.created() ? "register" : "replace")
-                      .bind("key", registration.key())
-                      .bind(
-                          "detail",
-                          toJson(
-                              Map.of(
-                                  "source", registration.source(),
-                                  "params", registration.params(),
-                                  "ttl", registration.ttl().toString(),
-                                  "policy", registration.policy().jsonName())))
-                      .execute();
+                  ChangeRows.insert(
+                      handle,
+                      stored.created() ? "register" : "replace",
+                      registration.key(),
+                      toJson(
+                          Map.of(
+                              "source", registration.source(),
+                              "params", registration.params(),
+                              "ttl", registration.ttl().toString(),
+                              "policy", registration.policy().jsonName())));
                   return stored;
                 }));
   }
@@ -148,10 +144,7 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
                   if (deleted.isEmpty()) {
                     return false;
                   }
-                  handle
-                      .createUpdate("INSERT INTO refresher_audit (action, key) VALUES ('delete', :key)")
-                      .bind("key", key)
-                      .execute();
+                  ChangeRows.insert(handle, "delete", key, null);
                   // The row stays locked until commit: a concurrent replace waits, and when the
                   // hook fails the registration is still there.
                   beforeCommit.accept(deleted.get());

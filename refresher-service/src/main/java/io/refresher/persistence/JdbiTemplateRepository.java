@@ -194,13 +194,7 @@ public final class JdbiTemplateRepository implements TemplateRepository {
   }
 
   private void audit(Handle handle, String action, String name, Map<String, Object> detail) {
-    handle
-        .createUpdate(
-            "INSERT INTO refresher_audit (action, key, detail) VALUES (:action, :key, CAST(:detail AS jsonb))")
-        .bind("action", action)
-        .bind("key", "template:" + name)
-        .bind("detail", toJson(detail))
-        .execute();
+    ChangeRows.insert(handle, action, "template:" + name, toJson(detail));
   }
 
   private static Map<String, Object> detail(KeyTemplate template) {

@@ -6,6 +6,7 @@ import io.dropwizard.jersey.setup.JerseyEnvironment;
 import io.refresher.api.AdminApiAuth;
 import io.refresher.api.ErrorMappers;
 import io.refresher.api.AuditResource;
+import io.refresher.api.ChangeResource;
 import io.refresher.api.HotResource;
 import io.refresher.api.HttpEdges;
 import io.refresher.api.KeyPaths;
@@ -72,6 +73,7 @@ final class AdminApiWiring {
     jersey.register(new HotResource(access.hotSet(), registry.resolver(), refresh.service()));
     jersey.register(new SourceResource(sources.catalog()));
     jersey.register(new TemplateResource(registry.templates()));
+    jersey.register(new ChangeResource(registry.changes()));
     jersey.register(
         new PrewarmResource(
             prewarm.prewarmer(),

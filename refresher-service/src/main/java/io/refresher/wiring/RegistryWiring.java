@@ -3,7 +3,9 @@ package io.refresher.wiring;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dropwizard.core.setup.Environment;
 import io.refresher.config.RefresherConfiguration;
+import io.refresher.persistence.JdbiChangeLog;
 import io.refresher.persistence.JdbiRegistrationRepository;
+import io.refresher.registry.ChangeLog;
 import io.refresher.persistence.JdbiTemplateRepository;
 import io.refresher.registry.KeyResolver;
 import io.refresher.registry.Registry;
@@ -28,7 +30,8 @@ record RegistryWiring(
     TemplateCatalog templateCatalog,
     Templates templates,
     KeyResolver resolver,
-    Registry registry) {
+    Registry registry,
+    ChangeLog changes) {
 
   private static final Logger LOG = LoggerFactory.getLogger(RegistryWiring.class);
 
@@ -63,6 +66,7 @@ record RegistryWiring(
         templateCatalog,
         new Templates(templateRepository, validator, sources, templateCatalog, clock),
         new KeyResolver(repository, templateCatalog, clock),
-        new Registry(repository, validator, clock));
+        new Registry(repository, validator, clock),
+        new JdbiChangeLog(database.registry(), json));
   }
 }

@@ -22,6 +22,18 @@ class AdminTokenAuthenticatorTest {
     assertThat(both.authenticate(READ)).hasValueSatisfying(p -> assertThat(p.role()).isEqualTo(Roles.READ));
   }
 
+  /** The id is the first 8 hex digits of the token's SHA-256, never the token. */
+  @Test
+  void authenticate_principalNamesTheTokensId() throws Exception {
+    String expected =
+        java.util.HexFormat.of()
+            .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(ADMIN.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+            .substring(0, 8);
+    assertThat(both.authenticate(ADMIN)).hasValueSatisfying(p -> assertThat(p.tokenId()).isEqualTo(expected));
+    assertThat(both.authenticate(READ)).hasValueSatisfying(p -> assertThat(p.tokenId()).hasSize(8).isNotEqualTo(expected));
+    assertThat(both.authenticate(ADMIN).orElseThrow().toString()).doesNotContain(ADMIN);
+  }
+
   @Test
   void authenticate_nearMisses_refused() {
     for (String presented : new String[] {"", ADMIN + "x", ADMIN.substring(1), READ + " ", READ.toUpperCase(), "x"}) {
@@ -65,9 +77,9 @@ class AdminTokenAuthenticatorTest {
   @Test
   void authorize_principalIsInItsOwnRoleOnly() {
     RoleAuthorizer authorizer = new RoleAuthorizer();
-    assertThat(authorizer.authorize(AdminPrincipal.admin(), Roles.ADMIN, null)).isTrue();
-    assertThat(authorizer.authorize(AdminPrincipal.admin(), Roles.READ, null)).isFalse();
-    assertThat(authorizer.authorize(AdminPrincipal.reader(), Roles.READ, null)).isTrue();
-    assertThat(authorizer.authorize(AdminPrincipal.reader(), Roles.ADMIN, null)).isFalse();
+    assertThat(authorizer.authorize(AdminPrincipal.admin("0a1b2c3d"), Roles.ADMIN, null)).isTrue();
+    assertThat(authorizer.authorize(AdminPrincipal.admin("0a1b2c3d"), Roles.READ, null)).isFalse();
+    assertThat(authorizer.authorize(AdminPrincipal.reader("4e5f6a7b"), Roles.READ, null)).isTrue();
+    assertThat(authorizer.authorize(AdminPrincipal.reader("4e5f6a7b"), Roles.ADMIN, null)).isFalse();
   }
 }
