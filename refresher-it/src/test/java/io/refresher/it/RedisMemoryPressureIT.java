@@ -22,7 +22,7 @@ import org.redisson.client.codec.StringCodec;
 
 /**
  * Redis under memory pressure and eviction: the service's lock token counters live and die with
- * their keys (none without a TTL, none left by a deleted key), a counter evicted while its key's
+ * their keys (none without a TTL; a deleted key's expires at most a minute after its tombstone), a counter evicted while its key's
  * metadata survives does not wedge the key, and the eviction policy is read and shown.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
@@ -87,9 +87,22 @@ class RedisMemoryPressureIT {
       }
     }
 
-    await("nothing of the deleted keys is left in Redis")
+    // A refresh claimed before a delete may take the key's lock after the eviction: that recreates
+    // the lock token counter, and its refused write gives the counter the tombstone's TTL plus a
+    // minute (the counter outlives the metadata, so that tokens never go backwards while it lasts).
+    // So the value, the metadata and the tombstone are gone once the tombstone expires, and what a
+    // refresh in flight left is a counter on its way out, never one without an expiry.
+    await("nothing of the deleted keys is left in Redis but counters about to expire")
         .atMost(Duration.ofSeconds(15))
-        .until(() -> leftBehind("*pressure:gone:*"), List::isEmpty);
+        .until(() -> leftBehind("*pressure:gone:*").stream().filter(name -> !isExpiringCounter(name)).toList(), List::isEmpty);
+  }
+
+  private static boolean isExpiringCounter(String name) {
+    if (!name.startsWith("redisson_lock_token:")) {
+      return false;
+    }
+    long ttl = APP.reader().getBucket(name, StringCodec.INSTANCE).remainTimeToLive();
+    return ttl > 0 && ttl <= Duration.ofSeconds(2 + 60 + 5).toMillis(); // tombstone + counter margin (+ a refresh's lease)
   }
 
   @Test
