@@ -57,9 +57,19 @@ public class RefresherApplication extends Application<RefresherConfiguration> {
 
   @Override
   public void run(RefresherConfiguration config, Environment environment) throws Exception {
-    parts = ServiceWiring.wire(config, environment, localClock());
+    parts = ServiceWiring.wire(config, environment, localClock(), openTelemetry(config, environment), tracing(config));
     metrics = environment.metrics();
     environment.lifecycle().addServerLifecycleListener(started -> server = started);
+  }
+
+  /** Where spans go, from {@code tracing:}: a no-op unless an endpoint is set. Tests give an in-memory one. */
+  protected io.opentelemetry.api.OpenTelemetry openTelemetry(RefresherConfiguration config, Environment environment) {
+    return config.getTracing().build(environment);
+  }
+
+  /** Whether to trace: {@code tracing.otlpEndpoint} is set. */
+  protected boolean tracing(RefresherConfiguration config) {
+    return config.getTracing().enabled();
   }
 
   /** This machine's clock; the service moves it to Redis's time. Tests give a skewed one. */

@@ -55,6 +55,14 @@ public final class TestApp {
    * whole sources, lists, or values with {@code ${VAR}} for the service's own environment
    * substitution (which reads the file, not the overrides).
    */
+  /** {@link #withConfig(String, List, String, String...)}, running a subclass of the application. */
+  public static TestApp withConfig(
+      String name, List<String> setUpSql, String extraYaml, Class<? extends RefresherApplication> application, String... overrides) {
+    TestDatabase database = RealServers.newDatabase(name);
+    database.execute(setUpSql.toArray(String[]::new));
+    return onConfig(name, database, RealServers.newRedis(), application, mergedConfig(name, extraYaml), overrides);
+  }
+
   public static TestApp withConfig(String name, List<String> setUpSql, String extraYaml, String... overrides) {
     TestDatabase database = RealServers.newDatabase(name);
     database.execute(setUpSql.toArray(String[]::new));

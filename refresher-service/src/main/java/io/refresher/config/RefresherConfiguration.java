@@ -29,6 +29,8 @@ public class RefresherConfiguration extends Configuration {
 
   @Valid @NotNull private AuditFactory audit = new AuditFactory();
 
+  @Valid @NotNull private TracingFactory tracing = new TracingFactory();
+
   @Valid @NotNull private AccessFactory access = new AccessFactory();
 
   @Valid @NotNull private AdminFactory admin = new AdminFactory();
@@ -115,6 +117,16 @@ public class RefresherConfiguration extends Configuration {
   @JsonProperty
   public void setAudit(AuditFactory audit) {
     this.audit = audit;
+  }
+
+  @JsonProperty
+  public TracingFactory getTracing() {
+    return tracing;
+  }
+
+  @JsonProperty
+  public void setTracing(TracingFactory tracing) {
+    this.tracing = tracing;
   }
 
   @JsonProperty

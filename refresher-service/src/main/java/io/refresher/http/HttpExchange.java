@@ -1,5 +1,8 @@
 package io.refresher.http;
 
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
+
 import io.refresher.refresh.Loaded;
 import io.refresher.source.ValueTtl;
 import io.refresher.source.NotFound;
@@ -111,6 +114,9 @@ final class HttpExchange {
       request.setHeader(header.name(), header.value());
     }
     conditional.ifPresent(header -> request.setHeader(header.name(), header.value()));
+    // The refresh's trace goes on at the source: the W3C traceparent of the span current on this
+    // thread (the source's step of the refresh). While tracing is off no span is, and none is sent.
+    W3CTraceContextPropagator.getInstance().inject(Context.current(), request, (carrier, name, value) -> carrier.setHeader(name, value));
     if (body != null) {
       request.setEntity(new ByteArrayEntity(body, ContentType.APPLICATION_JSON));
     }

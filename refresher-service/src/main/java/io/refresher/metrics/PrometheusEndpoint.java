@@ -1,5 +1,7 @@
 package io.refresher.metrics;
 
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+
 import com.codahale.metrics.MetricRegistry;
 import io.dropwizard.core.setup.AdminEnvironment;
 import io.prometheus.metrics.exporter.servlet.jakarta.PrometheusMetricsServlet;
@@ -30,6 +32,11 @@ public final class PrometheusEndpoint {
         .register(registry);
     registry.register(new LabelledCounters(metrics));
     natives.forEach(registry::register);
+    // The JVM's metrics as the Prometheus Java client names them (jvm_memory_used_bytes{area},
+    // jvm_gc_collection_seconds{gc}, jvm_threads_state{state}, process_cpu_seconds_total...), which
+    // the JVM dashboards of the field read. Dropwizard's (jvm_memory_heap_used...) stay beside them
+    // for one release, deprecated (docs/operations.md).
+    JvmMetrics.builder().register(registry);
     admin.addServlet("prometheus", new PrometheusMetricsServlet(registry)).addMapping(PATH);
   }
 }

@@ -7,6 +7,9 @@ import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.SlidingTimeWindowArrayReservoir;
 import com.codahale.metrics.Timer;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.Collector;
 import io.refresher.refresh.RefreshListener;
 import io.refresher.refresh.RefreshOutcome;
 import io.refresher.refresh.Trigger;
@@ -18,12 +21,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Refresh metrics: per source {@code refresher.source.<name>.refreshed|failed|skipped} meters and
- * a {@code duration} timer of compute times; overall {@code refresher.refresh.*} meters per outcome
- * and trigger, and {@code refresher.refresh.lag} (actual start minus planned start).
+ * Refresh metrics, in Prometheus's conventions (labels, base units; {@link #collectors()}, on
+ * {@code /metrics/prometheus}): {@code refresher_refreshes_total{source,outcome,trigger}}, the
+ * histogram {@code refresher_source_duration_seconds{source}} of compute times, and the histogram
+ * {@code refresher_refresh_lag_seconds} (actual start minus planned start). The alerts and the
+ * dashboard read these.
  *
- * <p>The lag timer keeps every sample of the last minute (not a decaying sample of the whole
- * run), so its p99 answers "how late are refreshes now", which is what an alert on it needs.
+ * <p>The Dropwizard metrics they replace stay for one release, deprecated (docs/operations.md):
+ * per source {@code refresher.source.<name>.refreshed|failed|skipped} meters and a {@code duration}
+ * timer in milliseconds; overall {@code refresher.refresh.*} meters per outcome and trigger, and
+ * {@code refresher.refresh.lag}, whose timer keeps every sample of the last minute.
  */
 public final class RefreshMetrics implements RefreshListener {
 
@@ -35,14 +42,45 @@ public final class RefreshMetrics implements RefreshListener {
   private final ConcurrentHashMap<String, AtomicLong> failingSince = new ConcurrentHashMap<>();
   private final InstantSource clock;
 
+  private final Counter refreshes =
+      Counter.builder()
+          .name("refresher_refreshes")
+          .help("Refreshes by source, outcome (refreshed, revalidated, skipped, failed) and trigger")
+          .labelNames("source", "outcome", "trigger")
+          .build();
+  private final Histogram sourceDuration =
+      Histogram.builder()
+          .name("refresher_source_duration_seconds")
+          .help("How long a source took to compute a value (refreshed outcomes)")
+          .labelNames("source")
+          .classicOnly()
+          .classicUpperBounds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+          .build();
+  private final Histogram lagSeconds =
+      Histogram.builder()
+          .name("refresher_refresh_lag_seconds")
+          .help("How late refreshes start: actual start minus planned start")
+          .classicOnly()
+          .classicUpperBounds(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
+          .build();
+
   public RefreshMetrics(MetricRegistry metrics) {
-    this(metrics, InstantSource.system());
+    this(metrics, InstantSource.system(), java.util.List.of());
   }
 
-  /** @param clock what a source's failure streak is timed with */
-  public RefreshMetrics(MetricRegistry metrics, InstantSource clock) {
+  /**
+   * @param clock what a source's failure streak is timed with
+   * @param sources the configured sources: their scheduled refreshes' series start at 0, so that
+   *     a rate over them (and the alert on no refreshes) works before their first refresh
+   */
+  public RefreshMetrics(MetricRegistry metrics, InstantSource clock, java.util.Collection<String> sources) {
     this.metrics = metrics;
     this.clock = clock;
+    for (String source : sources) {
+      for (String outcome : OUTCOMES) {
+        refreshes.labelValues(source, outcome, "scheduled");
+      }
+    }
     this.lag =
         metrics.timer(
             "refresher.refresh.lag",
@@ -57,16 +95,23 @@ public final class RefreshMetrics implements RefreshListener {
   /** The names of {@link RefreshOutcome}'s kinds. */
   private static final java.util.List<String> OUTCOMES = java.util.List.of("refreshed", "revalidated", "skipped", "failed");
 
+  /** What {@link PrometheusEndpoint} exports beside the Dropwizard metrics. */
+  public java.util.List<Collector> collectors() {
+    return java.util.List.of(refreshes, sourceDuration, lagSeconds);
+  }
+
   @Override
   public void onOutcome(Registration registration, Trigger trigger, RefreshOutcome outcome) {
     String source = registration.source();
     String kind = outcome.name();
+    refreshes.labelValues(source, kind, trigger.name().toLowerCase()).inc();
     meter(name("refresher.refresh", kind)).mark();
     meter(name("refresher.refresh.trigger", trigger.name().toLowerCase())).mark();
     meter(name("refresher.source", source, kind)).mark();
     if (outcome instanceof RefreshOutcome.Refreshed refreshed) {
       timer(name("refresher.source", source, "duration"))
           .update(refreshed.computeDuration().toNanos(), TimeUnit.NANOSECONDS);
+      sourceDuration.labelValues(source).observe(refreshed.computeDuration().toNanos() / 1e9);
       streak(source).set(-1);
     } else if (outcome instanceof RefreshOutcome.Revalidated) {
       streak(source).set(-1);
@@ -117,5 +162,6 @@ public final class RefreshMetrics implements RefreshListener {
   @Override
   public void onLag(Duration duration) {
     lag.update(duration.toNanos(), TimeUnit.NANOSECONDS);
+    lagSeconds.observe(Math.max(0, duration.toNanos()) / 1e9); // early starts count as on time
   }
 }

@@ -65,7 +65,9 @@ public final class Refresher {
   private final LagTracker lag;
   private final Heat heat;
   private final InstantSource clock;
+  private final RefreshTracing tracing;
 
+  /** A refresher that traces nothing. */
   public Refresher(
       ValueLoader loader,
       SourceLoad load,
@@ -80,6 +82,26 @@ public final class Refresher {
       LagTracker lag,
       Heat heat,
       InstantSource clock) {
+    this(loader, load, store, locks, epochs, planner, settings, rescheduler, listener, ttrs, lag, heat, clock, RefreshTracing.NONE);
+  }
+
+  /** @param tracing where each refresh, its source's run and its Redis write are reported as spans */
+  public Refresher(
+      ValueLoader loader,
+      SourceLoad load,
+      CacheStore store,
+      KeyLocks locks,
+      EpochSource epochs,
+      RefreshPlanner planner,
+      RefreshSettings settings,
+      Rescheduler rescheduler,
+      RefreshListener listener,
+      AdaptiveTtr ttrs,
+      LagTracker lag,
+      Heat heat,
+      InstantSource clock,
+      RefreshTracing tracing) {
+    this.tracing = tracing;
     this.loader = loader;
     this.load = load;
     this.store = store;
@@ -104,8 +126,13 @@ public final class Refresher {
     // Every line this refresh logs, here and in the adapters it calls on this thread, names its key
     // and source in the logging context (fields of the JSON log layout).
     try (MDC.MDCCloseable key = MDC.putCloseable(LOG_KEY, registration.key());
-        MDC.MDCCloseable source = MDC.putCloseable(LOG_SOURCE, registration.source())) {
+        MDC.MDCCloseable source = MDC.putCloseable(LOG_SOURCE, registration.source());
+        RefreshTracing.Step span = tracing.refresh(registration, trigger)) {
       RefreshOutcome outcome = refreshOnce(registration, trigger);
+      span.outcome(outcome.name());
+      if (outcome instanceof RefreshOutcome.Failed failed) {
+        span.failed(failed.kind(), failed.error());
+      }
       listener.onOutcome(registration, trigger, outcome);
       return outcome;
     }
@@ -166,14 +193,14 @@ public final class Refresher {
       // is not, and a revalidation would keep that value.
       boolean revalidate = trigger != Trigger.AUDIT && loader.revalidates(registration);
       String validator = revalidate ? store.validator(key).orElse(null) : null;
-      Loaded loaded = loader.loadIfChanged(registration, validator);
+      Loaded loaded = load(registration, validator);
       if (loaded instanceof Loaded.Unchanged unchanged) {
         Optional<RefreshOutcome> revalidated = extend(registration, ttlOf(registration, unchanged.ttl()), fence, started, held);
         if (revalidated.isPresent()) {
           return revalidated.get();
         }
         // The value expired or was evicted since its validator was read: compute it after all.
-        loaded = loader.loadIfChanged(registration, null);
+        loaded = load(registration, null);
       }
       if (!(loaded instanceof Loaded.Value computed)) {
         throw new SourceException(
@@ -213,21 +240,55 @@ public final class Refresher {
     }
   }
 
+  /** A write or an extension in Redis, as a step of the refresh's trace. */
+  private CacheStore.WriteResult traced(Registration registration, java.util.function.Supplier<CacheStore.WriteResult> redis) {
+    try (RefreshTracing.Step span = tracing.write(registration)) {
+      try {
+        CacheStore.WriteResult result = redis.get();
+        span.outcome(result.status().name().toLowerCase());
+        return result;
+      } catch (CacheUnavailableException e) {
+        span.failed("REDIS", e.getMessage());
+        throw e;
+      }
+    }
+  }
+
+  /** The source's run, as a step of the refresh's trace. */
+  private Loaded load(Registration registration, String validator) throws SourceException {
+    try (RefreshTracing.Step span = tracing.source(registration)) {
+      try {
+        Loaded loaded = loader.loadIfChanged(registration, validator);
+        span.outcome(loaded instanceof Loaded.Unchanged ? "unchanged" : "computed");
+        return loaded;
+      } catch (SourceException e) {
+        span.failed(e.kind().name(), e.getMessage());
+        throw e;
+      } catch (RuntimeException e) {
+        span.failed("ERROR", e.getClass().getSimpleName());
+        throw e;
+      }
+    }
+  }
+
   private RefreshOutcome write(
       Registration registration, Loaded.Value computed, Fence fence, Duration took, KeyLocks.HeldLock held) {
     Instant computedAt = clock.instant();
     Duration ttl = ttlOf(registration, computed.ttl());
     Instant expiresAt = computedAt.plus(ttl);
     CacheStore.WriteResult result =
-        store.write(
-            registration.key(),
-            computed.value(),
-            fence,
-            registration.generation(),
-            new CacheStore.ValueMeta(computedAt, took, expiresAt, computed.validator()),
-            planner.physicalTtl(ttl),
-            ttrs.settings().history(),
-            held);
+        traced(
+            registration,
+            () ->
+                store.write(
+                    registration.key(),
+                    computed.value(),
+                    fence,
+                    registration.generation(),
+                    new CacheStore.ValueMeta(computedAt, took, expiresAt, computed.validator()),
+                    planner.physicalTtl(ttl),
+                    ttrs.settings().history(),
+                    held));
     if (!result.written()) {
       return notWritten(registration, fence, result.status());
     }
@@ -244,15 +305,8 @@ public final class Refresher {
     Instant now = clock.instant();
     Duration took = Duration.between(started, now);
     Instant expiresAt = now.plus(ttl);
-    CacheStore.WriteResult result =
-        store.extend(
-            registration.key(),
-            fence,
-            registration.generation(),
-            now,
-            expiresAt,
-            planner.physicalTtl(ttl),
-            held);
+    CacheStore.WriteResult result = traced(registration, () -> store.extend(
+        registration.key(), fence, registration.generation(), now, expiresAt, planner.physicalTtl(ttl), held));
     if (result.status() == CacheStore.WriteStatus.VALUE_GONE) {
       LOG.debug("key '{}': its source said unchanged, but the value is gone; computing it", registration.key());
       return Optional.empty();

@@ -42,7 +42,9 @@ final class MetricsWiring {
 
     metrics.register("refresher.due.size", new DueIndexSize(redis.dueIndex()));
     JvmGcMetrics.register(metrics);
-    PrometheusEndpoint.register(metrics, environment.admin(), audit.metrics().collectors());
+    java.util.List<io.prometheus.metrics.model.registry.Collector> natives = new java.util.ArrayList<>(refresh.metrics().collectors());
+    natives.addAll(audit.metrics().collectors());
+    PrometheusEndpoint.register(metrics, environment.admin(), natives);
   }
 
   /**

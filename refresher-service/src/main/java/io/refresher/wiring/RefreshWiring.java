@@ -37,7 +37,8 @@ record RefreshWiring(
     RefreshDispatcher dispatcher,
     RefreshService service,
     DueIndexReconciler reconciler,
-    FreshnessSweep freshness) {
+    FreshnessSweep freshness,
+    RefreshMetrics metrics) {
 
   private static final Logger LOG = LoggerFactory.getLogger(RefreshWiring.class);
 
@@ -51,12 +52,15 @@ record RefreshWiring(
       AccessWiring access,
       SourcesWiring sources,
       PrewarmWiring prewarm,
+      TracingWiring traces,
       InstantSource localClock) {
     InstantSource clock = redis.clock();
     RedisCacheStore store = new RedisCacheStore(redis.redisson(), redis.reachability(), redis.cluster());
     RedisKeyLocks locks = new RedisKeyLocks(redis.redisson(), redis.reachability(), redis.cluster(), localClock);
     RescheduleBuffer reschedules = new RescheduleBuffer(redis.dueIndex());
-    RefreshMetrics metrics = new RefreshMetrics(environment.metrics(), localClock);
+    RefreshMetrics metrics =
+        new RefreshMetrics(
+            environment.metrics(), localClock, sources.catalog().all().stream().map(io.refresher.source.SourceDefinition::name).toList());
     LagTracker lag = new LagTracker();
     Refresher refresher =
         new Refresher(
@@ -73,7 +77,8 @@ record RefreshWiring(
             new AdaptiveTtr(refresh.ttr(), refresh.maxTtrFraction(), refresh.retryBase()),
             lag,
             access.hotSet(),
-            clock);
+            clock,
+            traces.refreshes());
     RefreshDispatcher dispatcher =
         new RefreshDispatcher(
             redis.dueIndex(),
@@ -110,7 +115,7 @@ record RefreshWiring(
             clock,
             // a planned refresh this late is a backlog, not the dispatcher's usual lag
             config.getRefresh().getLockLease().toJavaDuration());
-    return new RefreshWiring(store, locks, refresher, dispatcher, service, reconciler, freshness);
+    return new RefreshWiring(store, locks, refresher, dispatcher, service, reconciler, freshness, metrics);
   }
 
   /**

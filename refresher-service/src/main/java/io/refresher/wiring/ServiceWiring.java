@@ -53,13 +53,25 @@ public final class ServiceWiring {
     return wire(config, environment, InstantSource.system());
   }
 
+  public static Parts wire(RefresherConfiguration config, Environment environment, InstantSource localClock)
+      throws Exception {
+    return wire(config, environment, localClock, config.getTracing().build(environment), config.getTracing().enabled());
+  }
+
   /**
    * @param localClock this machine's clock: the adapters' timeouts and retries run on it, and the
    *     service plans on it moved to Redis's time
    */
-  public static Parts wire(RefresherConfiguration config, Environment environment, InstantSource localClock)
+  /**
+   * @param telemetry where spans go (the application builds it from {@code tracing:}; tests give an
+   *     in-memory one)
+   * @param tracing whether to trace at all
+   */
+  public static Parts wire(
+      RefresherConfiguration config, Environment environment, InstantSource localClock, io.opentelemetry.api.OpenTelemetry telemetry, boolean tracing)
       throws Exception {
     AdminApiWiring.installEdges(config, environment);
+    TracingWiring traces = TracingWiring.wire(environment, telemetry, tracing);
     DispatchSettings dispatch = config.getScheduler().build();
     RefreshSettings refresh = config.getRefresh().build();
 
@@ -71,7 +83,7 @@ public final class ServiceWiring {
     PrewarmWiring prewarm =
         PrewarmWiring.wire(config, environment, refresh, database, redis, registry, access, sources);
     RefreshWiring refreshing =
-        RefreshWiring.wire(config, environment, dispatch, refresh, redis, registry, access, sources, prewarm, localClock);
+        RefreshWiring.wire(config, environment, dispatch, refresh, redis, registry, access, sources, prewarm, traces, localClock);
     ChangesWiring.register(config, environment, database, sources, redis, registry, access, refreshing, localClock);
     AuditWiring audit = AuditWiring.wire(config, environment, redis, registry, access, sources, refreshing);
     SchedulingWiring.wire(config, environment, database, access, refreshing, audit, localClock);

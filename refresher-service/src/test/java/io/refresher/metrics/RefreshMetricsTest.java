@@ -20,7 +20,7 @@ class RefreshMetricsTest {
   private final AtomicLong now = new AtomicLong(1_000_000);
   private final InstantSource clock = () -> Instant.ofEpochMilli(now.get());
   private final MetricRegistry registry = new MetricRegistry();
-  private final RefreshMetrics metrics = new RefreshMetrics(registry, clock);
+  private final RefreshMetrics metrics = new RefreshMetrics(registry, clock, java.util.List.of("product", "idle"));
   private final Registration product =
       Registration.of("product:1", "product", Map.of(), Duration.ofHours(1), Instant.EPOCH, Instant.EPOCH, RefreshPolicy.HOT);
 
@@ -50,5 +50,37 @@ class RefreshMetricsTest {
 
     metrics.onOutcome(product, Trigger.SCHEDULED, refreshed());
     assertThat(failingSeconds()).isZero();
+  }
+
+  /** The conventional names: labels, seconds, and series of every configured source from the start. */
+  @Test
+  void prometheusNames_labelledAndInSeconds() {
+    metrics.onOutcome(product, Trigger.MANUAL, refreshed());
+    metrics.onOutcome(product, Trigger.SCHEDULED, failed());
+    metrics.onLag(Duration.ofMillis(1500));
+    metrics.onLag(Duration.ofMillis(-20));
+
+    io.prometheus.metrics.model.registry.PrometheusRegistry prometheus = new io.prometheus.metrics.model.registry.PrometheusRegistry();
+    metrics.collectors().forEach(prometheus::register);
+    String text = text(prometheus);
+    assertThat(text)
+        .contains("refresher_refreshes_total{outcome=\"refreshed\",source=\"product\",trigger=\"manual\"} 1.0")
+        .contains("refresher_refreshes_total{outcome=\"failed\",source=\"product\",trigger=\"scheduled\"} 1.0")
+        .contains("refresher_refreshes_total{outcome=\"refreshed\",source=\"idle\",trigger=\"scheduled\"} 0.0")
+        .contains("refresher_source_duration_seconds_bucket{source=\"product\",le=\"0.005\"} 1")
+        .contains("refresher_source_duration_seconds_sum{source=\"product\"} 0.005")
+        .contains("refresher_refresh_lag_seconds_bucket{le=\"1.0\"} 1")
+        .contains("refresher_refresh_lag_seconds_bucket{le=\"2.5\"} 2")
+        .contains("refresher_refresh_lag_seconds_sum 1.5");
+  }
+
+  private static String text(io.prometheus.metrics.model.registry.PrometheusRegistry registry) {
+    try {
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+      new io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter(false).write(out, registry.scrape());
+      return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
   }
 }
