@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.refresher.config.EnvironmentOrFileSubstitutor;
+import io.refresher.config.QuietRequestLogFactory;
 import io.dropwizard.core.Application;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
@@ -57,6 +58,8 @@ public class RefresherApplication extends Application<RefresherConfiguration> {
 
   @Override
   public void run(RefresherConfiguration config, Environment environment) throws Exception {
+    // Before Dropwizard builds the server: the request log's start-up statuses go to the log.
+    QuietRequestLogFactory.install(config.getServerFactory());
     parts = ServiceWiring.wire(config, environment, localClock(), openTelemetry(config, environment), tracing(config));
     metrics = environment.metrics();
     environment.lifecycle().addServerLifecycleListener(started -> server = started);

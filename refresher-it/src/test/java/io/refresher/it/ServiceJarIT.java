@@ -115,6 +115,90 @@ class ServiceJarIT {
         .doesNotContain(TOKEN);
   }
 
+  /**
+   * Issue 22, acceptance 5 (logs): with the documented JSON layouts (the log's {@code json}, the
+   * request log's {@code access-json} with the response's {@code X-Request-Id}), every line the
+   * process writes is a JSON object, its first lines included, and an admin request's lines carry
+   * its request id.
+   */
+  @Test
+  void server_withJsonLogging_everyLineIsJson_adminRequestsCarryTheirRequestId() throws Exception {
+    TestDatabase database = RealServers.newDatabase("service_jar_json_logs");
+    int port = FreePorts.next();
+    Path log = Files.createTempFile("service-jar-json", ".log");
+    Map<String, String> env = env(database, port);
+    Process service = start(log, env, "server", jsonLoggingConfig().toString());
+    HttpClient http = HttpClient.newHttpClient();
+    await("the service becomes ready")
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(250))
+        .ignoreExceptions()
+        .until(() -> http.send(get(port, "/health-check?type=ready"), HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+
+    HttpResponse<String> registered =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/keys/time:json"))
+                .header("Authorization", "Bearer " + TOKEN)
+                .header("Content-Type", "application/json")
+                .header("X-Request-Id", "json-logs-1")
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"source\":\"server-time\",\"params\":{},\"ttl\":\"PT10S\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(registered.statusCode()).as(registered.body()).isEqualTo(201);
+    await("the request log's line is written")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> Files.readString(log).contains("json-logs-1\"") && Files.readString(log).contains("/v1/keys/time:json"));
+    service.destroy();
+    assertThat(service.waitFor(60, TimeUnit.SECONDS)).as("stops on SIGTERM").isTrue();
+
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    List<String> notJson = new ArrayList<>();
+    List<com.fasterxml.jackson.databind.JsonNode> lines = new ArrayList<>();
+    for (String line : Files.readAllLines(log)) {
+      if (line.isBlank()) {
+        continue;
+      }
+      try {
+        com.fasterxml.jackson.databind.JsonNode parsed = json.readTree(line);
+        if (parsed == null || !parsed.isObject()) {
+          notJson.add(line);
+        } else {
+          lines.add(parsed);
+        }
+      } catch (java.io.IOException e) {
+        notJson.add(line);
+      }
+    }
+    assertThat(notJson).as("lines that are not a JSON object").isEmpty();
+    assertThat(lines).hasSizeGreaterThan(20);
+    assertThat(lines)
+        .as("the registration's line, with the request id in its logging context")
+        .anySatisfy(line -> {
+          assertThat(line.path("message").asText()).startsWith("registered key 'time:json'");
+          assertThat(line.at("/mdc/requestId").asText()).isEqualTo("json-logs-1");
+        });
+    assertThat(lines)
+        .as("the request log's line of the PUT, with the response's X-Request-Id")
+        .anySatisfy(line -> assertThat(line.toString()).contains("/v1/keys/time:json").contains("json-logs-1"));
+    assertThat(Files.readString(log)).doesNotContain(TOKEN);
+  }
+
+  /** The shipped config.yml, with the JSON layouts docs/operations.md ("Logs") documents. */
+  private static Path jsonLoggingConfig() throws IOException {
+    com.fasterxml.jackson.databind.ObjectMapper yaml =
+        new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+    com.fasterxml.jackson.databind.node.ObjectNode config = (com.fasterxml.jackson.databind.node.ObjectNode) yaml.readTree(CONFIG.toFile());
+    com.fasterxml.jackson.databind.node.ObjectNode logging = config.with("logging");
+    logging.putArray("appenders").addObject().put("type", "console").putObject("layout").put("type", "json");
+    com.fasterxml.jackson.databind.node.ObjectNode accessLayout =
+        config.with("server").with("requestLog").putArray("appenders").addObject().put("type", "console").putObject("layout");
+    accessLayout.put("type", "access-json");
+    accessLayout.putArray("responseHeaders").add("X-Request-Id");
+    Path file = Files.createTempFile("config-json-logs", ".yml");
+    yaml.writeValue(file.toFile(), config);
+    return file;
+  }
+
   @Test
   void server_withoutDatabaseUrl_refusesToStartNamingTheVariable() throws Exception {
     TestDatabase database = RealServers.newDatabase("service_jar_env");
