@@ -7,12 +7,14 @@
 #                                        (python3, python3-redis, python3-pytest)
 #   clients/install-runtimes.sh node     node >= 18.19 (node-redis 5's floor) and npm (nodejs, npm)
 #   clients/install-runtimes.sh promtool promtool, for `promtool test rules` (prometheus)
+#   clients/install-runtimes.sh chromium Chromium and its WebDriver, for the console's browser test
+#                                        (chromium, chromium-driver)
 #
 # Exits 0 when everything is there (installing nothing), non-zero with the reason when it cannot
 # install: the tests then fail, they never skip. Concurrent runs (test forks) take turns.
 set -euo pipefail
 
-what=${1:?usage: install-runtimes.sh python|node|promtool}
+what=${1:?usage: install-runtimes.sh python|node|promtool|chromium}
 
 missing() {
   case "$what" in
@@ -23,7 +25,8 @@ missing() {
         echo "nodejs npm"
       fi ;;
     promtool) command -v promtool >/dev/null 2>&1 || echo "prometheus" ;;
-    *) echo "unknown runtime '$what': python, node or promtool" >&2; exit 2 ;;
+    chromium) { command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } || echo "chromium chromium-driver" ;;
+    *) echo "unknown runtime '$what': python, node, promtool or chromium" >&2; exit 2 ;;
   esac
 }
 

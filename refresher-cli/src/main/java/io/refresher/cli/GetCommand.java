@@ -14,9 +14,9 @@ import picocli.CommandLine.Model.CommandSpec;
 
 @Command(
     name = "get",
-    description = "Read the hot set, the registered keys, the templates, the refill or the change log.",
+    description = "Read the hot set, the uncovered hot keys, the registered keys, the templates, the refill or the change log.",
     mixinStandardHelpOptions = true,
-    subcommands = {GetCommand.Hot.class, GetCommand.Keys.class, GetCommand.Templates.class, GetCommand.Prewarm.class, GetCommand.Changes.class})
+    subcommands = {GetCommand.Hot.class, GetCommand.Uncovered.class, GetCommand.Keys.class, GetCommand.Templates.class, GetCommand.Prewarm.class, GetCommand.Changes.class})
 final class GetCommand {
 
   private static void json(CommandSpec spec, Object value) {
@@ -51,6 +51,37 @@ final class GetCommand {
                       item.hasNonNull("nextRefreshAt") ? item.path("nextRefreshAt").asText() : null,
                       item.hasNonNull("source") ? item.path("source").asText() : null,
                       item.hasNonNull("template") ? item.path("template").asText() : null));
+      table.print(spec.commandLine().getOut());
+      return ExitCodes.OK;
+    }
+  }
+
+  @Command(
+      name = "uncovered",
+      description = "Keys read often that nothing covers, with the template pattern that would cover them.",
+      mixinStandardHelpOptions = true)
+  static final class Uncovered implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin Connection connection;
+
+    @Option(names = "--limit", defaultValue = "20", description = "How many (default ${DEFAULT-VALUE}, at most 100).")
+    int limit;
+
+    @Override
+    public Integer call() {
+      JsonNode uncovered = connection.admin().uncoveredHotKeys(limit);
+      if (connection.json()) {
+        json(spec, uncovered);
+        return ExitCodes.OK;
+      }
+      Table table = new Table("KEY", "READS/S", "SUGGESTED PATTERN");
+      uncovered.path("items")
+          .forEach(
+              item ->
+                  table.row(
+                      item.path("key").asText(),
+                      String.format("%.1f", item.path("rate").asDouble()),
+                      item.path("suggestedPattern").asText()));
       table.print(spec.commandLine().getOut());
       return ExitCodes.OK;
     }

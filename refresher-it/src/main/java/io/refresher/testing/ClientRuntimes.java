@@ -46,6 +46,7 @@ public final class ClientRuntimes {
   private static boolean pythonReady;
   private static boolean nodeReady;
   private static boolean promtoolReady;
+  private static boolean chromiumReady;
 
   private ClientRuntimes() {}
 
@@ -88,6 +89,18 @@ public final class ClientRuntimes {
       promtoolReady = true;
     }
     return "promtool";
+  }
+
+  /**
+   * Debian's Chromium and its WebDriver ({@code chromium}, {@code chromium-driver}), installed when
+   * missing; returns the driver's path.
+   */
+  public static synchronized String chromedriver() {
+    if (!chromiumReady) {
+      install("chromium");
+      chromiumReady = true;
+    }
+    return run(List.of("bash", "-c", "command -v chromedriver"), ROOT, Map.of(), Duration.ofSeconds(10)).requireSuccess().lastLine().strip();
   }
 
   private static void install(String runtime) {

@@ -21,22 +21,30 @@ final class HotKeyApps {
 
   private HotKeyApps() {}
 
-  /** @param name the test's database and application name */
-  static TestApp create(String name) {
+  /**
+   * @param name the test's database and application name
+   * @param overrides more settings, name and value
+   */
+  static TestApp create(String name, String... overrides) {
+    String[] settings = {
+      "refresh.staleGrace", "0s",
+      "refresh.jitter", "0",
+      "access.halfLife", "1s",
+      "access.hotThreshold", "5",
+      "access.coldAfter", "2s",
+      "access.sampleInterval", "250ms",
+      "access.settle", "300ms",
+      "access.snapshotInterval", "1s"
+    };
+    String[] all = java.util.Arrays.copyOf(settings, settings.length + overrides.length);
+    System.arraycopy(overrides, 0, all, settings.length, overrides.length);
     return TestApp.create(
         name,
         List.of(
             "CREATE TABLE test_product (id bigint primary key, name text, price numeric, category text, tags text[])",
             "INSERT INTO test_product VALUES (7, 'Phone Pro', 1099.00, 'phones', ARRAY['5g']),"
                 + " (8, 'Phone Mini', 699.00, 'phones', ARRAY['compact'])"),
-        "refresh.staleGrace", "0s",
-        "refresh.jitter", "0",
-        "access.halfLife", "1s",
-        "access.hotThreshold", "5",
-        "access.coldAfter", "2s",
-        "access.sampleInterval", "250ms",
-        "access.settle", "300ms",
-        "access.snapshotInterval", "1s");
+        all);
   }
 
   /** A key of the {@code counted} source, TTL 2 s, policy {@code hot}. */

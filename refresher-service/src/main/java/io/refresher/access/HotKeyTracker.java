@@ -292,6 +292,7 @@ public final class HotKeyTracker {
     List<PopularityStore.Scored> incumbentsLeftOut = new ArrayList<>();
     int leftOut = 0;
     int unresolved = 0;
+    List<UncoveredKey> uncovered = new ArrayList<>();
     double minScore = decay.score(settings.hotThreshold(), now, landmark);
     for (int offset = 0; ; offset += PAGE) {
       List<PopularityStore.Scored> page = popularity.descending(minScore, offset, PAGE);
@@ -299,6 +300,9 @@ public final class HotKeyTracker {
       for (PopularityStore.Scored scored : page) {
         if (!covered.contains(scored.key())) {
           unresolved++;
+          if (uncovered.size() < UncoveredKeys.KEPT) { // the pages come hottest first
+            uncovered.add(new UncoveredKey(scored.key(), decay.rate(scored.score(), now, landmark)));
+          }
         } else if (selected.size() < cap) {
           selected.put(scored.key(), decay.rate(scored.score(), now, landmark));
         } else {
@@ -381,7 +385,8 @@ public final class HotKeyTracker {
         demoted,
         leftOut,
         unresolved,
-        popularity.size());
+        popularity.size(),
+        List.copyOf(uncovered));
   }
 
   /**

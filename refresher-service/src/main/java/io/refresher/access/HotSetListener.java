@@ -6,4 +6,13 @@ public interface HotSetListener {
   void onTick(HotSetReport report);
 
   HotSetListener NONE = report -> {};
+
+  /** Every one of them, in order. */
+  static HotSetListener all(HotSetListener... listeners) {
+    return report -> {
+      for (HotSetListener listener : listeners) {
+        listener.onTick(report);
+      }
+    };
+  }
 }

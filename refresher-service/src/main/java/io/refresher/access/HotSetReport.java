@@ -14,6 +14,8 @@ import java.util.List;
  * @param leftOutByCap keys above the threshold that the cap kept out of the hot set
  * @param unresolved keys above the threshold that no registration or template covers
  * @param tracked keys whose popularity is tracked
+ * @param uncovered the hottest of the unresolved keys, hottest first, at most {@link
+ *     UncoveredKeys#KEPT}
  */
 public record HotSetReport(
     long readsCounted,
@@ -24,4 +26,5 @@ public record HotSetReport(
     List<String> demoted,
     int leftOutByCap,
     int unresolved,
-    long tracked) {}
+    long tracked,
+    List<UncoveredKey> uncovered) {}

@@ -1,5 +1,9 @@
 package io.refresher.api;
 
+import io.refresher.access.PatternSuggestions;
+import io.refresher.access.UncoveredKey;
+import io.refresher.access.UncoveredKeys;
+
 import io.refresher.access.HotSetView;
 import io.refresher.failure.CacheUnavailableException;
 import io.refresher.refresh.RefreshService;
@@ -25,7 +29,8 @@ import java.util.Map;
 /**
  * {@code GET /v1/hot?limit=N}: the hottest keys, hottest first, with their access rate, TTR and
  * next refresh, as this replica's view of the hot set knows them (refreshed every sampling
- * interval).
+ * interval); {@code GET /v1/hot/uncovered}: the hottest keys nothing covers, with the template
+ * pattern that would.
  */
 @Path("/v1/hot")
 @Produces(MediaType.APPLICATION_JSON)
@@ -39,11 +44,41 @@ public final class HotResource {
   private final HotSetView hotSet;
   private final KeyResolver resolver;
   private final RefreshService refreshes;
+  private final UncoveredKeys uncovered;
 
-  public HotResource(HotSetView hotSet, KeyResolver resolver, RefreshService refreshes) {
+  public HotResource(HotSetView hotSet, KeyResolver resolver, RefreshService refreshes, UncoveredKeys uncovered) {
     this.hotSet = hotSet;
     this.resolver = resolver;
     this.refreshes = refreshes;
+    this.uncovered = uncovered;
+  }
+
+  /** A hot key nothing covers: its reads/s and the template pattern that would cover it. */
+  public record UncoveredView(String key, double rate, String suggestedPattern) {}
+
+  /** The uncovered keys, hottest first, and their suggested patterns, the most read first. */
+  public record UncoveredPage(List<UncoveredView> items, List<PatternSuggestions.Suggestion> patterns) {}
+
+  @GET
+  @Path("/uncovered")
+  @Operation(
+      operationId = "uncoveredHotKeys",
+      summary = "Keys read often enough to be hot that no registration or template covers, with a suggested template pattern",
+      responses = {
+        @ApiResponse(responseCode = "200", description = "As the last sampling found them.", content = @Content(schema = @Schema(implementation = UncoveredPage.class))),
+        @ApiResponse(responseCode = "422", ref = OpenApiDocument.INVALID),
+        @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
+      })
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
+  public UncoveredPage uncovered(@QueryParam("limit") @DefaultValue("20") String limit) {
+    int size = RequestChecks.limit(limit, UncoveredKeys.KEPT);
+    if (size < 1 || size > UncoveredKeys.KEPT) {
+      throw new InvalidRegistrationException("limit", "must be a whole number between 1 and " + UncoveredKeys.KEPT);
+    }
+    List<UncoveredKey> keys = uncovered.hottest(size);
+    return new UncoveredPage(
+        keys.stream().map(key -> new UncoveredView(key.key(), key.rate(), PatternSuggestions.suggest(key.key()))).toList(),
+        PatternSuggestions.group(keys));
   }
 
   /** One hot key: {@code rate} in reads/s; TTR and next refresh when Redis could be asked. */

@@ -57,6 +57,7 @@ public final class OpenApiDocument {
           PrewarmResource.class,
           AuditResource.class,
           ChangeResource.class,
+          WhoAmIResource.class,
           OpenApiResource.class);
 
   public static final String PARAM_VALUES = "#/components/schemas/ParamValues";

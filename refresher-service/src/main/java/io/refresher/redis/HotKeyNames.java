@@ -13,6 +13,8 @@ final class HotKeyNames {
   /** Where versions before the landmark moved into the scores kept landmark and cursor: adopted once. */
   static final String LEGACY_POPULARITY_STATE = "refresher:popularity:{refresher-hot}:state";
   static final String HOT = "refresher:hot:{refresher-hot}";
+  /** The hottest keys that nothing covers, by reads/s, as the last sampling found them. */
+  static final String UNCOVERED = "refresher:hot:{refresher-hot}:uncovered";
 
   private HotKeyNames() {}
 }

@@ -10,6 +10,9 @@ import io.refresher.metrics.HotSetMetrics;
 import io.refresher.persistence.JdbiPopularityArchive;
 import io.refresher.redis.RedisAccessCounts;
 import io.refresher.redis.RedisHotSetStore;
+import io.refresher.redis.RedisUncoveredKeys;
+import io.refresher.access.HotSetListener;
+import io.refresher.access.UncoveredKeys;
 import io.refresher.redis.RedisPopularityStore;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +34,8 @@ record AccessWiring(
     HotKeyTracker hotKeys,
     JdbiPopularityArchive archive,
     PopularityKeeper popularity,
-    Runnable refreshView) {
+    Runnable refreshView,
+    UncoveredKeys uncovered) {
 
   private static final Logger LOG = LoggerFactory.getLogger(AccessWiring.class);
 
@@ -45,6 +49,7 @@ record AccessWiring(
     RedisPopularityStore popularityStore = new RedisPopularityStore(redis.redisson());
     RedisHotSetStore hotSetStore = new RedisHotSetStore(redis.redisson(), redis.reachability());
     HotSetView hotSet = new HotSetView(hotSetStore, popularityStore, settings, redis.clock());
+    RedisUncoveredKeys uncovered = new RedisUncoveredKeys(redis.redisson(), redis.reachability());
     HotKeyTracker hotKeys =
         new HotKeyTracker(
             new RedisAccessCounts(redis.redisson()),
@@ -53,7 +58,9 @@ record AccessWiring(
             registry.resolver(),
             redis.dueIndex(),
             settings,
-            new HotSetMetrics(environment.metrics(), hotSet, config.getAccess().getMaxHotKeys()),
+            HotSetListener.all(
+                new HotSetMetrics(environment.metrics(), hotSet, config.getAccess().getMaxHotKeys()),
+                keepUncovered(uncovered, settings)),
             redis.clock());
     JdbiPopularityArchive archive = new JdbiPopularityArchive(database.registry());
     PopularityKeeper popularity = new PopularityKeeper(popularityStore, archive, settings, redis.clock());
@@ -67,6 +74,22 @@ record AccessWiring(
     environment.lifecycle().manage(
         Lifecycles.atStart(
             "hot set view", () -> views.scheduleWithFixedDelay(refreshView, 0, every, TimeUnit.MILLISECONDS)));
-    return new AccessWiring(settings, hotSetStore, hotSet, hotKeys, archive, popularity, refreshView);
+    return new AccessWiring(settings, hotSetStore, hotSet, hotKeys, archive, popularity, refreshView, uncovered);
+  }
+
+  /**
+   * Each sampling's hottest uncovered keys, for every replica to answer {@code GET
+   * /v1/hot/uncovered}; kept three sampling intervals (at least a minute), so a list no sampling
+   * replaces goes. A failure to write it is logged and costs only this list.
+   */
+  private static HotSetListener keepUncovered(UncoveredKeys uncovered, AccessSettings settings) {
+    java.time.Duration keep = java.time.Duration.ofMillis(Math.max(60_000, 3 * settings.sampleInterval().toMillis()));
+    return report -> {
+      try {
+        uncovered.replace(report.uncovered(), keep);
+      } catch (io.refresher.failure.TransientFailure e) {
+        LOG.debug("uncovered hot keys not written: {}", e.getMessage());
+      }
+    };
   }
 }

@@ -7,6 +7,7 @@ import io.refresher.api.AdminApiAuth;
 import io.refresher.api.ErrorMappers;
 import io.refresher.api.AuditResource;
 import io.refresher.api.ChangeResource;
+import io.refresher.api.WhoAmIResource;
 import io.refresher.api.HotResource;
 import io.refresher.api.HttpEdges;
 import io.refresher.api.KeyPaths;
@@ -70,10 +71,11 @@ final class AdminApiWiring {
             .build();
     BulkRefresh bulk = new BulkRefresh(registry.resolver(), refresh.refresher(), bulkThreads, BULK_REFRESH_THREADS);
     jersey.register(new RefreshResource(bulk, registry.templates(), registry.registry()));
-    jersey.register(new HotResource(access.hotSet(), registry.resolver(), refresh.service()));
+    jersey.register(new HotResource(access.hotSet(), registry.resolver(), refresh.service(), access.uncovered()));
     jersey.register(new SourceResource(sources.catalog()));
     jersey.register(new TemplateResource(registry.templates()));
     jersey.register(new ChangeResource(registry.changes()));
+    jersey.register(new WhoAmIResource());
     jersey.register(
         new PrewarmResource(
             prewarm.prewarmer(),

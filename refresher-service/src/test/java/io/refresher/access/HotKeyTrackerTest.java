@@ -128,6 +128,16 @@ class HotKeyTrackerTest {
   // --- unresolved keys ---
 
   @Test
+  void tick_uncoveredKeys_reportedHottestFirstWithTheirRates_coveredOnesNot() {
+    lookup.register("covered", RefreshPolicy.HOT);
+    Map<String, Long> reads = Map.of("product:1", BUSY, "product:2", BUSY * 3, "covered", BUSY * 2);
+    HotSetReport report = liveUntil(r -> r.unresolved() == 2, reads);
+
+    assertThat(report.uncovered()).extracting(UncoveredKey::key).containsExactly("product:2", "product:1");
+    assertThat(report.uncovered().get(0).rate()).isGreaterThan(report.uncovered().get(1).rate()).isPositive();
+  }
+
+  @Test
   void tick_keyAboveThresholdNotCovered_isUnresolvedAndLookedUpAgainOnlyAfter10s() {
     Map<String, Long> reads = Map.of("stranger", BUSY);
     HotSetReport first = liveUntil(report -> report.unresolved() > 0, reads);

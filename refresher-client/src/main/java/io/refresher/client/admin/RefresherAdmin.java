@@ -229,6 +229,11 @@ public final class RefresherAdmin {
     return send("GET", "/v1/hot?limit=" + limit, null).body();
   }
 
+  /** Keys read often that nothing covers, hottest first, with the template pattern that would cover each. */
+  public JsonNode uncoveredHotKeys(int limit) {
+    return send("GET", "/v1/hot/uncovered?limit=" + limit, null).body();
+  }
+
   /** The last refill and the load bound it runs under. */
   public JsonNode prewarm() {
     return send("GET", "/v1/prewarm", null).body();
