@@ -172,6 +172,37 @@ async function uncovered() {
     sortableTable(columns, found.items, "uncovered")];
 }
 
+async function sources() {
+  const [configured, templates, refill] = await Promise.all([
+    api("GET", "/v1/sources"), api("GET", "/v1/templates?limit=1000"), api("GET", "/v1/prewarm")]);
+  const load = refill.load ?? {};
+  const bound = (datasource) => load[datasource];
+  const sourceColumns = [
+    { title: "Source", value: (x) => x.name, cell: (x) => x.name },
+    { title: "Kind", value: (x) => x.kind, cell: (x) => x.kind },
+    { title: "Datasource or endpoint", value: (x) => x.datasource ?? x.endpoint ?? "", cell: (x) => x.datasource ?? x.endpoint ?? "–" },
+    { title: "Parameters", value: (x) => Object.keys(x.params ?? {}).join(","), cell: (x) => Object.entries(x.params ?? {}).map(([n, t]) => `${n}: ${t}`).join(", ") || "–" },
+    { title: "Timeout", value: (x) => x.timeout, cell: (x) => x.timeout },
+    { title: "Revalidates", value: (x) => String(x.revalidates), cell: (x) => (x.revalidates ? "yes" : "no") },
+    { title: "Load bound (queries/s, at once)", value: (x) => bound(x.datasource)?.maxQueriesPerSecond ?? -1,
+      cell: (x) => { const b = bound(x.datasource); return b ? `${b.maxQueriesPerSecond || "∞"}/s, ${b.maxConcurrent || "∞"}` : "none"; } },
+    { title: "Waiting now", numeric: true, value: (x) => bound(x.datasource)?.waitingNow ?? 0, cell: (x) => bound(x.datasource)?.waitingNow ?? "–" },
+    { title: "Throttled", numeric: true, value: (x) => bound(x.datasource)?.throttled ?? 0, cell: (x) => bound(x.datasource)?.throttled ?? "–" },
+  ];
+  const templateColumns = [
+    { title: "Template", value: (t) => t.name, cell: (t) => t.name },
+    { title: "Pattern", value: (t) => t.pattern, cell: (t) => el("code", {}, t.pattern) },
+    { title: "Source", value: (t) => t.source, cell: (t) => t.source },
+    { title: "TTL", value: (t) => t.ttl, cell: (t) => t.ttl },
+    { title: "Parameters", value: (t) => JSON.stringify(t.params ?? {}), cell: (t) => JSON.stringify(t.params ?? {}) },
+  ];
+  return [
+    el("h2", {}, "Templates"),
+    templates.items.length ? sortableTable(templateColumns, templates.items, "templates") : el("p", { class: "muted", id: "templates" }, "No template."),
+    el("h2", {}, "Sources"),
+    sortableTable(sourceColumns, configured.sources, "sources")];
+}
+
 async function prewarm() {
   const view = await api("GET", "/v1/prewarm");
   const run = view.prewarm ?? {};
@@ -217,6 +248,7 @@ async function route() {
     if (hash.startsWith("#/key/")) nodes = await key(decodeURIComponent(hash.slice("#/key/".length)));
     else if (hash === "#/uncovered") nodes = await uncovered();
     else if (hash === "#/prewarm") nodes = await prewarm();
+    else if (hash === "#/sources") nodes = await sources();
     else nodes = await hotKeys();
     if (mine === routing) show(...nodes);
   } catch (error) {

@@ -36,7 +36,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * missing) against the service on real Redis and PostgreSQL, with readers making keys hot. Signed
  * in with the read token: the hot keys page lists the hot keys with their rates, a key's page shows
  * its metadata, its refresh button is disabled. Signed in as admin: refreshing a key changes its
- * last refresh time. An uncovered hot key appears with its suggested pattern; a refill started
+ * last refresh time. An uncovered hot key appears with its suggested pattern; templates and
+ * sources are listed; a refill started
  * after the popular keys' values were deleted reaches finished on the page. Each page's screenshot is written
  * to {@code target/console-screenshots/}.
  */
@@ -123,6 +124,14 @@ class ConsoleIT {
     waitFor(() -> text(By.id("uncovered")).contains("orders:77"), "the uncovered hot key");
     assertThat(rowOf("uncovered", "orders:77")).contains("orders:{id}");
     screenshot("uncovered");
+
+    try (var created = APP.putTemplate("products", "{\"pattern\":\"product:{id}\",\"source\":\"product-by-id\",\"ttl\":\"PT10M\"}")) {
+      assertThat(created.getStatus()).isEqualTo(201);
+    }
+    browser.get(console() + "#/sources");
+    waitFor(() -> text(By.id("templates")).contains("product:{id}") && text(By.id("sources")).contains("counted"), "templates and sources");
+    assertThat(rowOf("sources", "product-by-id")).contains("id: long");
+    screenshot("sources");
 
     // The popular keys' values gone (as after Redis lost them), a refill started from the page.
     APP.reader().getKeys().delete("console:1", "console:2");
