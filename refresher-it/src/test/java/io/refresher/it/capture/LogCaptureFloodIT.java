@@ -42,6 +42,10 @@ class LogCaptureFloodIT {
     fixture.register(replica);
     await("the key computed").atMost(Duration.ofSeconds(30)).until(() -> fixture.servedVersions().get("product:0") == 0);
     await("the replica reads the log").atMost(Duration.ofSeconds(30)).until(() -> replica.metric("refresher_capture_reading") == 1);
+    // Reading starts before a new slot has its consistent point (LogCaptureIT): wait until it streams.
+    await("the slot streams to the replica")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> replica.metric("refresher_capture_slot_active") == 1);
   }
 
   @AfterAll

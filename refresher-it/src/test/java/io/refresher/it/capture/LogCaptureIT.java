@@ -58,6 +58,12 @@ class LogCaptureIT {
     fixture.register(replica);
     await("every key computed").atMost(Duration.ofSeconds(30)).until(() -> fixture.servedVersions().values().stream().allMatch(v -> v == 0));
     await("the replica reads the log").atMost(Duration.ofSeconds(30)).until(() -> replica.metric("refresher_capture_reading") == 1);
+    // Reading starts before the new slot has its consistent point: changes committed while it is
+    // still being created come before that point and are never decoded (a clean-clone run's first
+    // updates were: "every change in Redis" timed out). The slot is active once it streams.
+    await("the slot streams to the replica")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> replica.metric("refresher_capture_slot_active") == 1);
     watch = new ValueWatch(fixture.redis, fixture.keyNames(), 20);
   }
 
