@@ -67,11 +67,7 @@ class ServiceJarIT {
     Process service = start(log, env, "server", CONFIG.toString());
     HttpClient http = HttpClient.newHttpClient();
 
-    await("the service becomes ready")
-        .atMost(Duration.ofSeconds(90))
-        .pollInterval(Duration.ofMillis(250))
-        .ignoreExceptions()
-        .until(() -> http.send(get(port, "/health-check?type=ready"), HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+    awaitReady(http, port);
 
     HttpResponse<String> registered =
         http.send(
@@ -129,11 +125,7 @@ class ServiceJarIT {
     Map<String, String> env = env(database, port);
     Process service = start(log, env, "server", jsonLoggingConfig().toString());
     HttpClient http = HttpClient.newHttpClient();
-    await("the service becomes ready")
-        .atMost(Duration.ofSeconds(90))
-        .pollInterval(Duration.ofMillis(250))
-        .ignoreExceptions()
-        .until(() -> http.send(get(port, "/health-check?type=ready"), HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+    awaitReady(http, port);
 
     HttpResponse<String> registered =
         http.send(
@@ -270,6 +262,14 @@ class ServiceJarIT {
     Process process = builder.start();
     started.add(process);
     return process;
+  }
+
+  private static void awaitReady(HttpClient http, int port) {
+    await("the service becomes ready")
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(250))
+        .ignoreExceptions()
+        .until(() -> http.send(get(port, "/health-check?type=ready"), HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
   }
 
   private static HttpRequest get(int port, String path) {
