@@ -64,7 +64,7 @@ function signIn() {
       onsubmit: async (event) => {
         event.preventDefault();
         sessionStorage.setItem(TOKEN, input.value.trim());
-        location.hash = "#/hot";
+        location.hash = "#/overview";
       },
     },
       el("label", { for: "token" }, "Admin or read token"),
@@ -94,25 +94,59 @@ function sortableTable(columns, rows, id) {
   return el("table", { id }, el("thead", {}, head), body);
 }
 
+const PAGE_SIZE = 50;
+
+// A table of many rows, a page at a time: filtered by the search box, sorted by a column's button.
+function pagedTable(columns, rows, id, filter) {
+  let sortBy = null;
+  let descending = false;
+  let first = 0;
+  const body = el("tbody");
+  const status = el("span", { id: `${id}-page`, class: "muted", "aria-live": "polite" });
+  const previous = el("button", { class: "action", type: "button", id: `${id}-previous`, onclick: () => { first -= PAGE_SIZE; render(); } }, "Previous");
+  const next = el("button", { class: "action", type: "button", id: `${id}-next`, onclick: () => { first += PAGE_SIZE; render(); } }, "Next");
+  const render = () => {
+    const text = filter.value.trim().toLowerCase();
+    const shown = rows.filter((row) => columns[0].value(row).toLowerCase().includes(text));
+    if (sortBy !== null) {
+      const key = columns[sortBy].value;
+      shown.sort((a, b) => (key(a) > key(b) ? 1 : key(a) < key(b) ? -1 : 0) * (descending ? -1 : 1));
+    }
+    first = Math.max(0, Math.min(first, Math.floor(Math.max(shown.length - 1, 0) / PAGE_SIZE) * PAGE_SIZE));
+    body.replaceChildren(...shown.slice(first, first + PAGE_SIZE).map((row) =>
+      el("tr", {}, columns.map((column) => el("td", { class: column.numeric ? "num" : "" }, column.cell(row))))));
+    status.textContent = shown.length ? `${first + 1}–${Math.min(first + PAGE_SIZE, shown.length)} of ${shown.length}` : "none";
+    previous.disabled = first === 0;
+    next.disabled = first + PAGE_SIZE >= shown.length;
+  };
+  const head = el("tr", {}, columns.map((column, index) =>
+    el("th", { class: column.numeric ? "num" : "", scope: "col" },
+      el("button", { type: "button", onclick: () => { descending = sortBy === index ? !descending : column.numeric; sortBy = index; render(); } }, column.title))));
+  filter.oninput = () => { first = 0; render(); };
+  render();
+  return [el("table", { id }, el("thead", {}, head), body), el("p", { class: "pager" }, previous, next, status)];
+}
+
 async function hotKeys() {
   const hot = await api("GET", "/v1/hot?limit=1000");
   const filter = el("input", { id: "search", type: "search", placeholder: "Filter keys", "aria-label": "Filter keys" });
-  const holder = el("div");
   const columns = [
     { title: "Key", value: (k) => k.key, cell: (k) => el("a", { href: `#/key/${encodeURIComponent(k.key)}` }, k.key) },
     { title: "Reads/s", numeric: true, value: (k) => k.rate, cell: (k) => rate(k.rate) },
     { title: "TTR", numeric: true, value: (k) => k.ttrMillis ?? -1, cell: (k) => (k.ttrMillis == null ? "–" : `${k.ttrMillis} ms`) },
+    { title: "Last refresh", value: (k) => k.lastRefreshAt ?? "", cell: (k) => when(k.lastRefreshAt) },
+    { title: "Outcome", value: (k) => k.lastOutcome ?? "",
+      cell: (k) => (k.lastOutcome === "failed" ? el("span", { class: "error" }, `failed ×${k.consecutiveFailures}`) : k.lastOutcome ?? "–") },
     { title: "Next refresh", value: (k) => k.nextRefreshAt ?? "", cell: (k) => when(k.nextRefreshAt) },
     { title: "Source", value: (k) => k.source ?? "", cell: (k) => k.source ?? "–" },
     { title: "Template", value: (k) => k.template ?? "", cell: (k) => k.template ?? "–" },
   ];
-  const draw = () => {
-    const text = filter.value.trim().toLowerCase();
-    holder.replaceChildren(sortableTable(columns, hot.items.filter((k) => k.key.toLowerCase().includes(text)), "hot-keys"));
-  };
-  filter.oninput = draw;
-  draw();
-  return [el("h2", {}, `Hot keys (${hot.size})`), el("p", { class: "muted" }, `Hot at ${hot.hotThreshold} reads/s or more.`), filter, holder];
+  const listed = hot.items.length < hot.size ? ` (the ${hot.items.length} hottest listed)` : "";
+  return [
+    el("h2", {}, `Hot keys (${hot.size})`),
+    el("p", { class: "muted" }, `Hot at ${hot.hotThreshold} reads/s or more${listed}.`),
+    filter,
+    ...pagedTable(columns, hot.items, "hot-keys", filter)];
 }
 
 async function key(name, note = "") {
@@ -173,34 +207,144 @@ async function uncovered() {
 }
 
 async function sources() {
-  const [configured, templates, refill] = await Promise.all([
-    api("GET", "/v1/sources"), api("GET", "/v1/templates?limit=1000"), api("GET", "/v1/prewarm")]);
+  const [configured, templates, refill, activity] = await Promise.all([
+    api("GET", "/v1/sources"), api("GET", "/v1/templates?limit=1000"), api("GET", "/v1/prewarm"), api("GET", "/v1/sources/activity")]);
   const load = refill.load ?? {};
   const bound = (datasource) => load[datasource];
+  const use = Object.fromEntries(activity.sources.map((x) => [x.name, x]));
+  const hotOfTemplate = Object.fromEntries(activity.templates.map((t) => [t.name, t.hotKeys]));
+  const since = (x) => use[x.name]?.failingSince;
   const sourceColumns = [
     { title: "Source", value: (x) => x.name, cell: (x) => x.name },
-    { title: "Kind", value: (x) => x.kind, cell: (x) => x.kind },
+    { title: "Kind", value: (x) => x.kind, cell: (x) => (x.revalidates ? `${x.kind}, revalidates` : x.kind) },
     { title: "Datasource or endpoint", value: (x) => x.datasource ?? x.endpoint ?? "", cell: (x) => x.datasource ?? x.endpoint ?? "–" },
     { title: "Parameters", value: (x) => Object.keys(x.params ?? {}).join(","), cell: (x) => Object.entries(x.params ?? {}).map(([n, t]) => `${n}: ${t}`).join(", ") || "–" },
     { title: "Timeout", value: (x) => x.timeout, cell: (x) => x.timeout },
-    { title: "Revalidates", value: (x) => String(x.revalidates), cell: (x) => (x.revalidates ? "yes" : "no") },
-    { title: "Load bound (queries/s, at once)", value: (x) => bound(x.datasource)?.maxQueriesPerSecond ?? -1,
-      cell: (x) => { const b = bound(x.datasource); return b ? `${b.maxQueriesPerSecond || "∞"}/s, ${b.maxConcurrent || "∞"}` : "none"; } },
-    { title: "Waiting now", numeric: true, value: (x) => bound(x.datasource)?.waitingNow ?? 0, cell: (x) => bound(x.datasource)?.waitingNow ?? "–" },
-    { title: "Throttled", numeric: true, value: (x) => bound(x.datasource)?.throttled ?? 0, cell: (x) => bound(x.datasource)?.throttled ?? "–" },
+    { title: "Keys registered", numeric: true, value: (x) => use[x.name]?.keysRegistered ?? 0, cell: (x) => use[x.name]?.keysRegistered ?? 0 },
+    { title: "Hot keys", numeric: true, value: (x) => use[x.name]?.hotKeys ?? 0, cell: (x) => use[x.name]?.hotKeys ?? 0 },
+    { title: "Refreshed", numeric: true, value: (x) => (use[x.name]?.refreshed ?? 0) + (use[x.name]?.revalidated ?? 0),
+      cell: (x) => (use[x.name]?.refreshed ?? 0) + (use[x.name]?.revalidated ?? 0) },
+    { title: "Failed", numeric: true, value: (x) => use[x.name]?.failed ?? 0, cell: (x) => use[x.name]?.failed ?? 0 },
+    { title: "Failing since", value: (x) => since(x) ?? "",
+      cell: (x) => (since(x) ? el("span", { class: "error" }, `${when(since(x))} (${ago(since(x))})`) : "–") },
+    { title: "Load bound and its use", value: (x) => bound(x.datasource)?.waitingNow ?? -1,
+      cell: (x) => {
+        const b = bound(x.datasource);
+        return b ? `${b.maxQueriesPerSecond || "∞"}/s, ${b.maxConcurrent || "∞"} at once; ${b.waitingNow} waiting, ${b.throttled} throttled` : "none";
+      } },
   ];
   const templateColumns = [
     { title: "Template", value: (t) => t.name, cell: (t) => t.name },
     { title: "Pattern", value: (t) => t.pattern, cell: (t) => el("code", {}, t.pattern) },
     { title: "Source", value: (t) => t.source, cell: (t) => t.source },
     { title: "TTL", value: (t) => t.ttl, cell: (t) => t.ttl },
+    { title: "Hot keys kept", numeric: true, value: (t) => hotOfTemplate[t.name] ?? 0, cell: (t) => hotOfTemplate[t.name] ?? 0 },
+    { title: "Failing since (its source)", value: (t) => use[t.source]?.failingSince ?? "",
+      cell: (t) => (use[t.source]?.failingSince ? el("span", { class: "error" }, ago(use[t.source].failingSince)) : "–") },
     { title: "Parameters", value: (t) => JSON.stringify(t.params ?? {}), cell: (t) => JSON.stringify(t.params ?? {}) },
   ];
   return [
     el("h2", {}, "Templates"),
     templates.items.length ? sortableTable(templateColumns, templates.items, "templates") : el("p", { class: "muted", id: "templates" }, "No template."),
     el("h2", {}, "Sources"),
-    sortableTable(sourceColumns, configured.sources, "sources")];
+    el("div", { class: "wide" }, sortableTable(sourceColumns, configured.sources, "sources")),
+    el("p", { class: "muted" },
+      `Hot keys counted over the ${activity.hotKeysCounted} hottest; refreshed, failed and failing since: this replica, since it started.`)];
+}
+
+function ago(instant) {
+  const seconds = Math.max(0, Math.round((Date.now() - new Date(instant).getTime()) / 1000));
+  return seconds < 120 ? `${seconds} s` : seconds < 7200 ? `${Math.round(seconds / 60)} min` : `${Math.round(seconds / 3600)} h`;
+}
+
+// A small chart of the overview's history: uPlot (served from the service's jar), time on x.
+function chart(title, id, samples, series, window, options = {}) {
+  const holder = el("figure", { class: "chart", id },
+    el("figcaption", {}, title));
+  const xs = samples.map((sample) => new Date(sample.at).getTime() / 1000);
+  const data = [xs, ...series.map((one) => samples.map(one.value))];
+  const colors = ["#1f5fbf", "#b3261e", "#2e7d32", "#8e24aa", "#ef6c00", "#00838f"];
+  // Drawn into the figure before it is in the page: with its size given, uPlot measures nothing.
+  if (typeof uPlot === "undefined") {
+    holder.append(el("p", { class: "error" }, "The chart library did not load."));
+  } else {
+    new uPlot({
+      width: 520, height: 150, legend: { show: true },
+      scales: { x: { time: true, range: () => window }, y: { range: options.range ?? ((u, min, max) => [0, Math.max(max, options.floor ?? 1)]) } },
+      axes: [{ stroke: "currentColor", grid: { show: false } }, { stroke: "currentColor", size: 55 }],
+      series: [{}, ...series.map((one, index) => ({ label: one.label, stroke: colors[index % colors.length], width: 1.5, points: { show: false } }))],
+    }, data, holder);
+  }
+  return holder;
+}
+
+async function overview() {
+  const view = await api("GET", "/v1/overview");
+  const samples = view.samples;
+  const latest = samples[samples.length - 1];
+  const sources = [...new Set(samples.flatMap((sample) => Object.keys(sample.failuresBySource)))].sort();
+  const tile = (label, value, bad = false) =>
+    el("div", { class: "tile" }, el("span", { class: "muted" }, label), el("strong", { class: bad ? "error" : "", "data-tile": label }, value));
+  const loss = view.latestEpochChange;
+  const lossText = loss
+    ? `${{ "data-loss": "data loss", failover: "failover", "another-replica": "epoch advanced by another replica" }[loss.cause] ?? loss.cause}, epoch ${loss.epoch}, ${when(loss.at)} (${ago(loss.at)} ago)`
+    : "none since this replica started";
+  timer = setTimeout(() => route(), view.intervalSeconds * 1000);
+  // the x axis spans the history there is (a minute at least), ending at the latest point
+  const end = latest ? new Date(latest.at).getTime() / 1000 : Date.now() / 1000;
+  const start = samples.length ? Math.min(new Date(samples[0].at).getTime() / 1000, end - 60) : end - 60;
+  const span = [start, end];
+  return [
+    el("h2", {}, "Overview"),
+    latest
+      ? el("div", { class: "tiles", id: "overview-tiles" },
+        tile("Refreshes/s", rate(latest.refreshesPerSecond)),
+        tile("Failures/s", rate(latest.failuresPerSecond), latest.failuresPerSecond > 0),
+        tile("Lag p99", `${Math.round(latest.lagP99Millis)} ms`),
+        tile("Hot keys", `${latest.hotKeys} of ${view.hotKeysCap}`),
+        tile("Redis", latest.redisUp ? "up" : "down", !latest.redisUp),
+        tile("PostgreSQL", latest.postgresUp ? "up" : "down", !latest.postgresUp))
+      : el("p", { class: "muted", id: "overview-tiles" }, `The first figures come within ${2 * view.intervalSeconds} s.`),
+    el("p", { id: "latest-data-loss" }, el("span", { class: "muted" }, "Latest data loss: "), lossText),
+    el("div", { class: "charts" },
+      chart("Refreshes and failures per second", "chart-rate", samples,
+        [{ label: "refreshes/s", value: (x) => x.refreshesPerSecond }, { label: "failures/s", value: (x) => x.failuresPerSecond }], span),
+      chart("Lag p99 (ms)", "chart-lag", samples, [{ label: "lag p99", value: (x) => x.lagP99Millis }], span),
+      chart(`Hot keys (cap ${view.hotKeysCap})`, "chart-hot", samples, [{ label: "hot keys", value: (x) => x.hotKeys }], span),
+      chart("Failures by source (per interval)", "chart-failures", samples,
+        sources.length ? sources.map((name) => ({ label: name, value: (x) => x.failuresBySource[name] ?? 0 })) : [{ label: "none", value: () => 0 }], span),
+      chart("Redis and PostgreSQL up (1) or down (0)", "chart-state", samples,
+        [{ label: "Redis", value: (x) => (x.redisUp ? 1 : 0) }, { label: "PostgreSQL", value: (x) => (x.postgresUp ? 1 : 0) }],
+        span, { range: () => [0, 1.1] })),
+    el("p", { class: "muted", id: "overview-points" },
+      `This replica: ${samples.length} points, one every ${view.intervalSeconds} s (the last ${view.keptSamples} are kept); data epoch ${view.epoch}.`)];
+}
+
+async function feeds() {
+  const view = await api("GET", "/v1/feeds");
+  const totals = view.totals;
+  const columns = [
+    { title: "Datasource", value: (f) => f.datasource, cell: (f) => f.datasource },
+    { title: "Kind", value: (f) => f.kind, cell: (f) => (f.kind === "notify" ? "NOTIFY" : "log (capture)") },
+    { title: "Channels or slot", value: (f) => f.slot ?? f.channels.join(","), cell: (f) => f.slot ?? f.channels.join(", ") },
+    { title: "Here", value: (f) => String(f.here), cell: (f) => (f.here ? (f.kind === "notify" ? "listening" : "reading") : "standing by") },
+    { title: "Slot read by a replica", value: (f) => String(f.slotActive), cell: (f) => (f.slotActive == null ? "–" : f.slotActive ? "yes" : el("span", { class: "error" }, "no")) },
+    { title: "Slot lag", numeric: true, value: (f) => f.slotLagBytes ?? -1,
+      cell: (f) => (f.slotLagBytes == null ? "–" : `${Math.round(f.slotLagBytes)} B, ${rate(f.slotLagSeconds ?? 0)} s`) },
+  ];
+  timer = setTimeout(() => route(), 2000);
+  return [
+    el("h2", {}, "Change feeds"),
+    view.feeds.length
+      ? sortableTable(columns, view.feeds, "feeds")
+      : el("p", { class: "muted", id: "feeds" }, "No source refreshes on change (no changes: and no capture: in config.yml)."),
+    el("h2", {}, "On this replica since it started"),
+    el("dl", { id: "feed-facts" },
+      [["Pending", view.pending], ["Received", totals.received], ["Coalesced", totals.coalesced], ["Refreshed", totals.refreshed],
+        ["Evicted", totals.evicted], ["Ignored", totals.ignored], ["Deferred", totals.deferred], ["Dropped", totals.dropped],
+        ["Retried", totals.retried], ["Failed", totals.failed]]
+        .map(([label, value]) => [el("dt", {}, label), el("dd", { "data-fact": label, class: label === "Dropped" && value > 0 ? "error" : "" }, value)])),
+    el("p", { class: "muted" }, "One replica listens to each datasource (or reads its log); the others stand by and take over when it goes. Dropped: changes let go when the pending set was full; the keys' scheduled refreshes catch them up.")];
 }
 
 async function prewarm() {
@@ -227,7 +371,7 @@ let routing = 0;
 async function route() {
   clearTimeout(timer);
   const mine = ++routing;
-  const hash = location.hash || "#/hot";
+  const hash = location.hash || "#/overview";
   if (!sessionStorage.getItem(TOKEN) || hash === "#/signin") {
     document.getElementById("who").textContent = "";
     return signIn();
@@ -249,7 +393,9 @@ async function route() {
     else if (hash === "#/uncovered") nodes = await uncovered();
     else if (hash === "#/prewarm") nodes = await prewarm();
     else if (hash === "#/sources") nodes = await sources();
-    else nodes = await hotKeys();
+    else if (hash === "#/feeds") nodes = await feeds();
+    else if (hash === "#/hot") nodes = await hotKeys();
+    else nodes = await overview();
     if (mine === routing) show(...nodes);
   } catch (error) {
     if (error.message !== "unauthorized" && mine === routing) failure(error);

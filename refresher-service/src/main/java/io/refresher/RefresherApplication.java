@@ -45,9 +45,7 @@ public class RefresherApplication extends Application<RefresherConfiguration> {
     // ... and so must a field given twice: with the default, the last one silently wins.
     bootstrap.getObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     bootstrap.addCommand(new DbCommand());
-    // The console (docs/operations.md, "The console"): static pages on the application port, same
-    // origin as the API, which they call with the token the operator signs in with.
-    bootstrap.addBundle(new io.dropwizard.assets.AssetsBundle("/console", "/console", "index.html", "console"));
+    io.refresher.wiring.ConsoleAssets.add(bootstrap);
     // The JVM's metrics (jvm.memory.*, jvm.threads.*, ...), which Application.run(String...)
     // registers right after initialize() but DropwizardTestSupport never does: registered here,
     // an in-process service exports the same names as the jar (MetricNamesIT checks the

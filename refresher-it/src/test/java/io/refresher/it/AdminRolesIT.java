@@ -119,6 +119,9 @@ class AdminRolesIT {
   private static final List<Endpoint> ENDPOINTS =
       List.of(
           new Endpoint("SourceResource#list", "GET", u -> "/v1/sources", null, 200, NOTHING),
+          new Endpoint("SourceResource#activity", "GET", u -> "/v1/sources/activity", null, 200, NOTHING),
+          new Endpoint("FeedsResource#feeds", "GET", u -> "/v1/feeds", null, 200, NOTHING),
+          new Endpoint("OverviewResource#overview", "GET", u -> "/v1/overview", null, 200, NOTHING),
           new Endpoint("KeyResource#list", "GET", u -> "/v1/keys?limit=10", null, 200, NOTHING),
           new Endpoint("KeyResource#get", "GET", u -> "/v1/keys/" + TestApp.pathOf(EXISTING_KEY), null, 200, NOTHING),
           new Endpoint("KeyResource#register", "PUT", u -> "/v1/keys/" + TestApp.pathOf("roles:new:" + u), KEY_BODY, 201, NOTHING),

@@ -31,21 +31,29 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * Issue 22, acceptance 1 (the pages built so far): the console at {@code /console/} driven in a
- * real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}, installed when
- * missing) against the service on real Redis and PostgreSQL, with readers making keys hot. Signed
- * in with the read token: the hot keys page lists the hot keys with their rates, a key's page shows
- * its metadata, its refresh button is disabled. Signed in as admin: refreshing a key changes its
- * last refresh time. An uncovered hot key appears with its suggested pattern; templates and
- * sources are listed; a refill started
- * after the popular keys' values were deleted reaches finished on the page. Each page's screenshot is written
- * to {@code target/console-screenshots/}.
+ * Issue 22, acceptance 1: the console at {@code /console/} driven in a real headless Chromium
+ * (Debian's {@code chromium} and {@code chromium-driver}, installed when missing) against the
+ * service on real Redis and PostgreSQL, with readers making keys hot. Signed in with the read token:
+ * the overview shows the refresh rate, the hot set against its cap and Redis and PostgreSQL up, with
+ * a chart each; the hot keys page lists the hot keys with their rates and last outcomes, a page at a
+ * time; a key's page shows its metadata, its refresh button is disabled. Signed in as admin:
+ * refreshing a key changes its last refresh time. An uncovered hot key appears with its suggested
+ * pattern; templates and sources are listed with the keys they keep; the change-feeds page shows the
+ * replica listening and a notification received; a refill started after the popular keys' values
+ * were deleted reaches finished on the page. Each page's screenshot is written to {@code
+ * target/console-screenshots/}.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class ConsoleIT {
 
   private static final String READ = "console-read-token-0123456789";
-  private static final TestApp APP = HotKeyApps.create("console", "admin.readToken", READ);
+  private static final TestApp APP =
+      HotKeyApps.create(
+          "console",
+          "admin.readToken", READ,
+          // a change feed for the change-feeds page: product:{id} keys named on a channel
+          "sources.product-by-id.changes.channel", "console_changed",
+          "sources.product-by-id.changes.payload", "key");
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
   private static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
 
@@ -93,13 +101,27 @@ class ConsoleIT {
     reads.read("orders:77", 30);
 
     signIn(READ);
+    // The overview (the page after signing in) redraws itself every sampling interval (5 s).
+    waitFor(
+        () -> !tile("Refreshes/s").isEmpty() && Double.parseDouble(tile("Refreshes/s")) > 0 && tile("Hot keys").matches("[1-9]\\d* of \\d+"),
+        "the overview's refresh rate and hot set");
+    // a few points, so that the screenshot shows lines
+    waitFor(() -> text(By.id("overview-points")).matches("This replica: ([3-9]|\\d\\d+) points.*"), "three points of history");
+    assertThat(tile("Redis")).isEqualTo("up");
+    assertThat(tile("PostgreSQL")).isEqualTo("up");
+    assertThat(browser.findElements(By.cssSelector("figure.chart canvas"))).as("a chart per figure, drawn").hasSize(5);
+    screenshot("overview");
+
     // The page shows the hot set as it is when loaded: reload until the reads were sampled.
+    browser.get(console() + "#/hot");
     waitFor(
         () -> {
           browser.navigate().refresh();
-          return rateOf("console:1") > 5 && rateOf("console:2") > 5;
+          return rateOf("console:1") > 5 && rateOf("console:2") > 5 && rowOf("hot-keys", "console:1").contains("refreshed");
         },
-        "the hot keys listed with their rates");
+        "the hot keys listed with their rates and outcomes");
+    assertThat(text(By.id("hot-keys-page"))).isEqualTo("1–2 of 2");
+    assertThat(browser.findElement(By.id("hot-keys-next")).isEnabled()).as("one page only").isFalse();
     screenshot("hot-keys");
 
     browser.findElement(By.linkText("console:1")).click();
@@ -131,7 +153,18 @@ class ConsoleIT {
     browser.get(console() + "#/sources");
     waitFor(() -> text(By.id("templates")).contains("product:{id}") && text(By.id("sources")).contains("counted"), "templates and sources");
     assertThat(rowOf("sources", "product-by-id")).contains("id: long");
+    assertThat(cell("sources", "counted", "Keys registered")).isEqualTo("2");
+    assertThat(cell("sources", "counted", "Hot keys")).isEqualTo("2");
     screenshot("sources");
+
+    // A change named on the feed's channel: received here, where the one replica listens.
+    browser.get(console() + "#/feeds");
+    waitFor(() -> text(By.id("feeds")).contains("listening"), "the replica listening");
+    assertThat(rowOf("feeds", "default")).contains("NOTIFY console_changed listening");
+    APP.database().execute("SELECT pg_notify('console_changed', 'product:7')");
+    waitFor(() -> !fact("Received").isEmpty() && Long.parseLong(fact("Received")) >= 1, "the notification received");
+    assertThat(rowOf("feeds", "default")).contains("console_changed");
+    screenshot("feeds");
 
     // The popular keys' values gone (as after Redis lost them), a refill started from the page.
     APP.reader().getKeys().delete("console:1", "console:2");
@@ -141,6 +174,12 @@ class ConsoleIT {
     waitFor(() -> "manual".equals(fact("Trigger")) && "finished".equals(fact("State")), "the refill finished");
     screenshot("prewarm");
     assertThat(APP.get("console:1")).as("back in Redis (by the refill, or by its own refresh first)").isNotNull();
+
+    // Redis's epoch marker gone, as after a data loss: the overview names it.
+    long epoch = APP.parts().epochGuard().currentEpoch();
+    APP.reader().getKeys().delete("refresher:epoch");
+    browser.get(console() + "#/overview");
+    waitFor(() -> text(By.id("latest-data-loss")).contains("data loss, epoch " + (epoch + 1)), "the data loss on the overview");
   }
 
   private static String console() {
@@ -162,6 +201,11 @@ class ConsoleIT {
     return found.isEmpty() ? "" : found.get(0).getText();
   }
 
+  private static String tile(String label) {
+    List<WebElement> found = browser.findElements(By.cssSelector("strong[data-tile='" + label + "']"));
+    return found.isEmpty() ? "" : found.get(0).getText();
+  }
+
   private static String fact(String label) {
     List<WebElement> found = browser.findElements(By.cssSelector("dd[data-fact='" + label + "']"));
     return found.isEmpty() ? "" : found.get(0).getText();
@@ -176,6 +220,25 @@ class ConsoleIT {
       }
     }
     return 0;
+  }
+
+  /** The cell of {@code key}'s row under the column titled {@code column}. */
+  private static String cell(String table, String key, String column) {
+    List<WebElement> titles = browser.findElements(By.cssSelector("#" + table + " thead th"));
+    int index = -1;
+    for (int i = 0; i < titles.size(); i++) {
+      if (titles.get(i).getText().equals(column)) {
+        index = i;
+      }
+    }
+    assertThat(index).as("column %s of #%s", column, table).isNotNegative();
+    for (WebElement row : browser.findElements(By.cssSelector("#" + table + " tbody tr"))) {
+      List<WebElement> cells = row.findElements(By.tagName("td"));
+      if (!cells.isEmpty() && cells.get(0).getText().equals(key)) {
+        return cells.get(index).getText();
+      }
+    }
+    throw new AssertionError("no row of " + key + " in #" + table + ": " + text(By.id(table)));
   }
 
   private static String rowOf(String table, String key) {

@@ -6,6 +6,7 @@ import io.refresher.access.UncoveredKeys;
 
 import io.refresher.access.HotSetView;
 import io.refresher.failure.CacheUnavailableException;
+import io.refresher.refresh.KeyState;
 import io.refresher.refresh.RefreshService;
 import io.refresher.registry.InvalidRegistrationException;
 import io.refresher.registry.KeyResolver;
@@ -81,7 +82,12 @@ public final class HotResource {
         PatternSuggestions.group(keys));
   }
 
-  /** One hot key: {@code rate} in reads/s; TTR and next refresh when Redis could be asked. */
+  /**
+   * One hot key: {@code rate} in reads/s; TTR, last and next refresh when Redis could be asked.
+   * {@code lastRefreshAt}: when its value was last computed or revalidated; {@code lastOutcome}:
+   * {@code failed} while its latest refreshes failed ({@code consecutiveFailures} of them), else
+   * {@code refreshed} or {@code revalidated}.
+   */
   public record HotKeyView(
       String key,
       double rate,
@@ -89,6 +95,9 @@ public final class HotResource {
       @Schema(nullable = true) String source,
       @Schema(nullable = true) String template,
       @Schema(nullable = true) Long ttrMillis,
+      @Schema(nullable = true) Instant lastRefreshAt,
+      @Schema(nullable = true, allowableValues = {"refreshed", "revalidated", "failed"}) String lastOutcome,
+      int consecutiveFailures,
       @Schema(nullable = true) Instant nextRefreshAt,
       @Schema(nullable = true) Instant expiresAt) {}
 
@@ -119,12 +128,22 @@ public final class HotResource {
       Long ttr = null;
       Instant next = null;
       Instant expires = null;
+      Instant lastRefresh = null;
+      String lastOutcome = null;
+      int failures = 0;
       if (registration != null) {
         try {
           RefreshService.Status status = refreshes.status(registration);
           ttr = status.ttr().ttr().toMillis();
           next = status.nextRefreshAt();
-          expires = status.state() == null ? null : status.state().expiresAt();
+          KeyState state = status.state();
+          if (state != null) {
+            expires = state.expiresAt();
+            failures = state.consecutiveFailures();
+            lastRefresh = latest(state.computedAt(), state.revalidatedAt());
+            lastOutcome =
+                failures > 0 ? "failed" : state.computedAt() == null ? null : state.revalidatedAt() != null ? "revalidated" : "refreshed";
+          }
         } catch (CacheUnavailableException e) {
           // Rates come from the view; the live part is left out while Redis is unreachable.
         }
@@ -137,6 +156,9 @@ public final class HotResource {
               registration == null ? null : registration.source(),
               registration == null ? null : registration.template(),
               ttr,
+              lastRefresh,
+              lastOutcome,
+              failures,
               next,
               expires));
     }
@@ -145,5 +167,9 @@ public final class HotResource {
         hotSet.hotThreshold(),
         hotSet.refreshedAtMillis() == 0 ? null : Instant.ofEpochMilli(hotSet.refreshedAtMillis()),
         items);
+  }
+
+  private static Instant latest(Instant a, Instant b) {
+    return a == null ? b : b == null ? a : a.isAfter(b) ? a : b;
   }
 }

@@ -56,6 +56,8 @@ public final class OpenApiDocument {
           SourceResource.class,
           PrewarmResource.class,
           AuditResource.class,
+          FeedsResource.class,
+          OverviewResource.class,
           ChangeResource.class,
           WhoAmIResource.class,
           OpenApiResource.class);

@@ -12,8 +12,17 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import io.refresher.access.HotSetView;
+import io.refresher.metrics.RefreshMetrics;
+import io.refresher.registry.KeyResolver;
+import io.refresher.registry.Registration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /** The configured sources and the parameters each needs (their SQL stays in the configuration). */
 @Path("/v1/sources")
@@ -23,10 +32,93 @@ import java.util.Map;
 @RolesAllowed(Roles.ADMIN)
 public final class SourceResource {
 
-  private final SourceCatalog catalog;
+  /** The hottest keys {@code GET /v1/sources/activity} resolves, at most: one registry query. */
+  static final int HOT_KEYS_COUNTED = 10_000;
 
-  public SourceResource(SourceCatalog catalog) {
+  private final SourceCatalog catalog;
+  private final Supplier<Map<String, Long>> registeredBySource;
+  private final HotSetView hotSet;
+  private final KeyResolver resolver;
+  private final Supplier<Map<String, RefreshMetrics.SourceTotals>> totals;
+
+  public SourceResource(
+      SourceCatalog catalog,
+      Supplier<Map<String, Long>> registeredBySource,
+      HotSetView hotSet,
+      KeyResolver resolver,
+      Supplier<Map<String, RefreshMetrics.SourceTotals>> totals) {
     this.catalog = catalog;
+    this.registeredBySource = registeredBySource;
+    this.hotSet = hotSet;
+    this.resolver = resolver;
+    this.totals = totals;
+  }
+
+  /**
+   * What one source keeps: keys registered with it (in the registry), hot keys it computes (own
+   * registrations and template keys alike), and on this replica since it started its refreshes by
+   * outcome and when its current failure streak began (null while its last refresh succeeded).
+   */
+  public record SourceUse(
+      String name,
+      long keysRegistered,
+      long hotKeys,
+      long refreshed,
+      long revalidated,
+      long skipped,
+      long failed,
+      @Schema(nullable = true) Instant failingSince) {}
+
+  /** The hot keys a template computes now. */
+  public record TemplateUse(String name, long hotKeys) {}
+
+  /**
+   * @param hotKeysCounted the hottest keys that were resolved to count hot keys (at most {@value
+   *     #HOT_KEYS_COUNTED}; the hot set may hold more)
+   */
+  public record Activity(List<SourceUse> sources, List<TemplateUse> templates, int hotKeysCounted) {}
+
+  @GET
+  @Path("/activity")
+  @Operation(
+      operationId = "sourceActivity",
+      summary = "What each source and template keeps: keys registered, hot keys, refreshes and failure streaks",
+      responses = {
+        @ApiResponse(responseCode = "200", description = "Each configured source and each template with hot keys.", content = @Content(schema = @Schema(implementation = Activity.class))),
+        @ApiResponse(responseCode = "503", ref = OpenApiDocument.UNAVAILABLE)
+      })
+  @RolesAllowed({Roles.READ, Roles.ADMIN})
+  public Activity activity() {
+    List<HotSetView.HotKey> hottest = hotSet.hottest(HOT_KEYS_COUNTED);
+    Map<String, Registration> resolved = resolver.findAll(hottest.stream().map(HotSetView.HotKey::key).toList());
+    Map<String, Long> hotBySource = new HashMap<>();
+    Map<String, Long> hotByTemplate = new TreeMap<>();
+    for (Registration registration : resolved.values()) {
+      hotBySource.merge(registration.source(), 1L, Long::sum);
+      if (registration.template() != null) {
+        hotByTemplate.merge(registration.template(), 1L, Long::sum);
+      }
+    }
+    Map<String, Long> registered = registeredBySource.get();
+    Map<String, RefreshMetrics.SourceTotals> refreshes = totals.get();
+    RefreshMetrics.SourceTotals none = new RefreshMetrics.SourceTotals(0, 0, 0, 0, null);
+    List<SourceUse> sources = new ArrayList<>();
+    for (var source : catalog.all()) {
+      RefreshMetrics.SourceTotals done = refreshes.getOrDefault(source.name(), none);
+      sources.add(
+          new SourceUse(
+              source.name(),
+              registered.getOrDefault(source.name(), 0L),
+              hotBySource.getOrDefault(source.name(), 0L),
+              done.refreshed(),
+              done.revalidated(),
+              done.skipped(),
+              done.failed(),
+              done.failingSince()));
+    }
+    List<TemplateUse> templates = new ArrayList<>();
+    hotByTemplate.forEach((name, hot) -> templates.add(new TemplateUse(name, hot)));
+    return new Activity(sources, templates, hottest.size());
   }
 
   /**

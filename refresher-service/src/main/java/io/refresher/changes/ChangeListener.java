@@ -119,6 +119,11 @@ public final class ChangeListener implements Runnable {
     return listening.get();
   }
 
+  /** The channels this listener listens on while it leads. */
+  public List<String> channels() {
+    return channels;
+  }
+
   public String datasource() {
     return datasource;
   }

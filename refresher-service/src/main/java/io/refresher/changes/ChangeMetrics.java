@@ -4,6 +4,7 @@ import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
 import io.refresher.refresh.ChangeEvents;
+import io.refresher.refresh.ChangeTotals;
 import java.util.function.IntSupplier;
 
 /**
@@ -40,6 +41,20 @@ public final class ChangeMetrics implements ChangeEvents {
     metrics.register("refresher.changes.listening", (Gauge<Integer>) listening::getAsInt);
     metrics.register("refresher.changes.pending", (Gauge<Integer>) pending::getAsInt);
     metrics.register("refresher.changes.feeds", (Gauge<Integer>) () -> feeds);
+  }
+
+  /** The counters' values now. */
+  public ChangeTotals totals() {
+    return new ChangeTotals(
+        received.getCount(),
+        coalesced.getCount(),
+        refreshed.getCount(),
+        evicted.getCount(),
+        ignored.getCount(),
+        deferred.getCount(),
+        dropped.getCount(),
+        retried.getCount(),
+        failed.getCount());
   }
 
   @Override

@@ -131,6 +131,11 @@ public final class LogCapture implements Runnable {
     return reading.get();
   }
 
+  /** The replication slot it reads. */
+  public String slot() {
+    return slot;
+  }
+
   public String datasource() {
     return datasource;
   }

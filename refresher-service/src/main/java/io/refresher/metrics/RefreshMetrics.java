@@ -41,6 +41,8 @@ public final class RefreshMetrics implements RefreshListener {
   /** Per source: when its current failure streak began on this replica; -1 when its last refresh succeeded. */
   private final ConcurrentHashMap<String, AtomicLong> failingSince = new ConcurrentHashMap<>();
   private final InstantSource clock;
+  /** The sources seen so far: configured ones from the start, others at their first refresh. */
+  private final java.util.Set<String> sources = ConcurrentHashMap.newKeySet();
 
   private final Counter refreshes =
       Counter.builder()
@@ -76,6 +78,7 @@ public final class RefreshMetrics implements RefreshListener {
   public RefreshMetrics(MetricRegistry metrics, InstantSource clock, java.util.Collection<String> sources) {
     this.metrics = metrics;
     this.clock = clock;
+    this.sources.addAll(sources);
     for (String source : sources) {
       for (String outcome : OUTCOMES) {
         refreshes.labelValues(source, outcome, "scheduled");
@@ -95,6 +98,35 @@ public final class RefreshMetrics implements RefreshListener {
   /** The names of {@link RefreshOutcome}'s kinds. */
   private static final java.util.List<String> OUTCOMES = java.util.List.of("refreshed", "revalidated", "skipped", "failed");
 
+  /**
+   * A source's refreshes on this replica since it started, by outcome, and when its current
+   * failure streak began (null while its last refresh succeeded).
+   */
+  public record SourceTotals(long refreshed, long revalidated, long skipped, long failed, java.time.Instant failingSince) {}
+
+  /** Every source that has a refresh on record (or was configured at start), by name. */
+  public java.util.Map<String, SourceTotals> sourceTotals() {
+    java.util.Map<String, SourceTotals> totals = new java.util.TreeMap<>();
+    for (String source : sources) {
+      AtomicLong since = failingSince.get(source);
+      long began = since == null ? -1 : since.get();
+      totals.put(
+          source,
+          new SourceTotals(
+              meter(name("refresher.source", source, "refreshed")).getCount(),
+              meter(name("refresher.source", source, "revalidated")).getCount(),
+              meter(name("refresher.source", source, "skipped")).getCount(),
+              meter(name("refresher.source", source, "failed")).getCount(),
+              began < 0 ? null : java.time.Instant.ofEpochMilli(began)));
+    }
+    return totals;
+  }
+
+  /** The 99th percentile of the last minute's refresh lags on this replica, in ms (0 without any). */
+  public double lagP99Millis() {
+    return lag.getSnapshot().get99thPercentile() / 1e6;
+  }
+
   /** What {@link PrometheusEndpoint} exports beside the Dropwizard metrics. */
   public java.util.List<Collector> collectors() {
     return java.util.List.of(refreshes, sourceDuration, lagSeconds);
@@ -103,6 +135,7 @@ public final class RefreshMetrics implements RefreshListener {
   @Override
   public void onOutcome(Registration registration, Trigger trigger, RefreshOutcome outcome) {
     String source = registration.source();
+    sources.add(source);
     String kind = outcome.name();
     refreshes.labelValues(source, kind, trigger.name().toLowerCase()).inc();
     meter(name("refresher.refresh", kind)).mark();

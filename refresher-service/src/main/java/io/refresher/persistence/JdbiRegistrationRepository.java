@@ -191,6 +191,20 @@ public final class JdbiRegistrationRepository implements RegistrationRepository 
         () -> jdbi.withHandle(handle -> handle.createQuery("SELECT count(*) FROM refresher_key").mapTo(Long.class).one()));
   }
 
+  @Override
+  public Map<String, Long> countBySource() {
+    return call(
+        () ->
+            jdbi.withHandle(
+                handle -> {
+                  Map<String, Long> counts = new java.util.TreeMap<>();
+                  handle.createQuery("SELECT source, count(*) AS keys FROM refresher_key GROUP BY source")
+                      .map((rs, ctx) -> Map.entry(rs.getString("source"), rs.getLong("keys")))
+                      .forEach(entry -> counts.put(entry.getKey(), entry.getValue()));
+                  return counts;
+                }));
+  }
+
   private Registration mapRow(ResultSet rs, StatementContext ctx) throws SQLException {
     return map(rs);
   }

@@ -1,5 +1,6 @@
 package io.refresher.redis;
 
+import io.refresher.refresh.EpochChange;
 import io.refresher.refresh.EpochSource;
 import io.refresher.refresh.EpochStore;
 import io.refresher.failure.RegistryUnavailableException;
@@ -74,6 +75,8 @@ public final class RedisEpochGuard implements EpochSource {
   private final AtomicLong dataLosses = new AtomicLong();
   private final AtomicLong returns = new AtomicLong();
   private final AtomicLong failovers = new AtomicLong();
+  /** The epoch's latest change after this replica's first check; null until there is one. */
+  private volatile EpochChange latestChange;
   private final RedisTopology topology;
   /** The primary as last seen; null before the first look. */
   private volatile SeenPrimary primary;
@@ -157,6 +160,15 @@ public final class RedisEpochGuard implements EpochSource {
    */
   public long missedChecks() {
     return missedChecks.get();
+  }
+
+  /**
+   * The epoch's latest change that this replica saw (a data loss or failover it handled, or an
+   * epoch another replica advanced), for the console; empty while the epoch has not changed since
+   * this replica started (a new Redis found at the start counts as a data loss: it had no markers).
+   */
+  public java.util.Optional<EpochChange> latestChange() {
+    return java.util.Optional.ofNullable(latestChange);
   }
 
   /** How many times Redis came back with its data after this replica found it unreachable. */
@@ -259,6 +271,7 @@ public final class RedisEpochGuard implements EpochSource {
         }
         epoch.accumulateAndGet(next, Math::max);
         dataLosses.incrementAndGet();
+        latestChange = new EpochChange(next, EpochChange.DATA_LOSS, clock.instant());
         LOG.warn(
             "Redis holds no epoch marker{}: it is new or lost its data. Data epoch is now {}; this replica leads the refill",
             markers.size() == 1 ? "" : " on " + missing.size() + " of " + markers.size() + " marker slots",
@@ -356,6 +369,7 @@ public final class RedisEpochGuard implements EpochSource {
     primary = new SeenPrimary(runId.get(), Long.parseLong(now));
     if (Long.toString(next).equals(now)) {
       failovers.incrementAndGet();
+      latestChange = new EpochChange(next, EpochChange.FAILOVER, clock.instant());
       raiseMarkers(next);
       LOG.warn(
           "Redis's primary changed (run_id {} -> {}), a failover: data epoch advanced from {} to {}; writes fenced before it are refused, values kept",
@@ -483,6 +497,10 @@ public final class RedisEpochGuard implements EpochSource {
     long previous = epoch.getAndAccumulate(value, Math::max);
     if (value > previous && previous != 0) {
       LOG.info("data epoch changed from {} to {}", previous, value);
+      EpochChange seen = latestChange;
+      if (seen == null || seen.epoch() < value) { // not the failover this replica just handled
+        latestChange = new EpochChange(value, EpochChange.ANOTHER_REPLICA, clock.instant());
+      }
     } else if (value < previous && lowerMarkerWarned.getAndSet(value) != value) {
       LOG.warn("Redis's epoch marker holds {}, older than this replica's epoch {}; kept {}", value, previous, previous);
     }

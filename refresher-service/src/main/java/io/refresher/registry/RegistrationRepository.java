@@ -51,4 +51,7 @@ public interface RegistrationRepository extends RegistrationLookup {
   List<String> hotKeysRegisteredSince(java.time.Instant since, int limit);
 
   long count();
+
+  /** How many keys are registered with each source (sources without any are left out). */
+  Map<String, Long> countBySource();
 }

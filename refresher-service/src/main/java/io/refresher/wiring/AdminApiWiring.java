@@ -5,6 +5,8 @@ import io.dropwizard.core.setup.Environment;
 import io.dropwizard.jersey.setup.JerseyEnvironment;
 import io.refresher.api.AdminApiAuth;
 import io.refresher.api.ErrorMappers;
+import io.refresher.api.FeedsResource;
+import io.refresher.api.OverviewResource;
 import io.refresher.api.AuditResource;
 import io.refresher.api.ChangeResource;
 import io.refresher.api.WhoAmIResource;
@@ -18,11 +20,13 @@ import io.refresher.api.PrewarmResource;
 import io.refresher.api.RefreshResource;
 import io.refresher.api.SourceResource;
 import io.refresher.api.TemplateResource;
+import io.refresher.refresh.ChangeFeedsReport;
 import io.refresher.config.AdminFactory;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.metrics.SourceLoadMetrics;
 import io.refresher.refresh.BulkRefresh;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
 
 /** The admin API: its HTTP edges (limits, errors, key paths), its tokens and its resources. */
 final class AdminApiWiring {
@@ -56,7 +60,9 @@ final class AdminApiWiring {
       AccessWiring access,
       PrewarmWiring prewarm,
       RefreshWiring refresh,
-      AuditWiring audit) {
+      AuditWiring audit,
+      Supplier<ChangeFeedsReport> feeds,
+      OverviewWiring overview) {
     AdminFactory admin = config.getAdmin();
     JerseyEnvironment jersey = environment.jersey();
     ErrorMappers.register(jersey.getResourceConfig());
@@ -72,10 +78,16 @@ final class AdminApiWiring {
     BulkRefresh bulk = new BulkRefresh(registry.resolver(), refresh.refresher(), bulkThreads, BULK_REFRESH_THREADS);
     jersey.register(new RefreshResource(bulk, registry.templates(), registry.registry()));
     jersey.register(new HotResource(access.hotSet(), registry.resolver(), refresh.service(), access.uncovered()));
-    jersey.register(new SourceResource(sources.catalog()));
+    jersey.register(
+        new SourceResource(
+            sources.catalog(), registry.repository()::countBySource, access.hotSet(), registry.resolver(), refresh.metrics()::sourceTotals));
     jersey.register(new TemplateResource(registry.templates()));
     jersey.register(new ChangeResource(registry.changes()));
     jersey.register(new WhoAmIResource());
+    jersey.register(new FeedsResource(feeds));
+    jersey.register(
+        new OverviewResource(
+            overview.history(), OverviewWiring.INTERVAL, overview.hotKeysCap(), prewarm.epochGuard(), prewarm.epochGuard()::latestChange));
     jersey.register(
         new PrewarmResource(
             prewarm.prewarmer(),

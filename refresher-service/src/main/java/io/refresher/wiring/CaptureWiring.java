@@ -4,6 +4,7 @@ import io.dropwizard.core.setup.Environment;
 import io.refresher.changes.CaptureMetrics;
 import io.refresher.changes.ChangeListener;
 import io.refresher.changes.LeaderLock;
+import io.refresher.refresh.ChangeFeedState;
 import io.refresher.changes.LogCapture;
 import io.refresher.changes.SlotLag;
 import io.refresher.config.CaptureFactory;
@@ -70,6 +71,16 @@ final class CaptureWiring {
     this.lagReaders = lagReaders;
     this.evictions = evictions;
     this.lagInterval = lagInterval;
+  }
+
+  /** Each captured datasource's log feed as this replica sees it. */
+  List<ChangeFeedState> feeds() {
+    List<ChangeFeedState> feeds = new ArrayList<>();
+    for (int i = 0; i < captures.size(); i++) {
+      LogCapture capture = captures.get(i);
+      feeds.add(ChangeFeedState.log(capture.datasource(), capture.slot(), capture.isReading(), lags.get(i).active(), lags.get(i).bytes(), lags.get(i).seconds()));
+    }
+    return feeds;
   }
 
   /** Whether any datasource declares {@code capture:}. */

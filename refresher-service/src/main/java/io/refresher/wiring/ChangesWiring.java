@@ -4,6 +4,8 @@ import io.dropwizard.core.setup.Environment;
 import io.refresher.config.ChangesFactory;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.changes.ChangeFeeds;
+import io.refresher.refresh.ChangeFeedState;
+import io.refresher.refresh.ChangeFeedsReport;
 import io.refresher.changes.ChangeListener;
 import io.refresher.changes.ChangeMetrics;
 import io.refresher.changes.LeaderLock;
@@ -24,6 +26,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.eclipse.jetty.util.component.LifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,8 +58,10 @@ final class ChangesWiring {
    * Registers the change feeds with the service. They start once the server has started (a
    * refresh needs what the managed objects start, such as the Redis epoch) and stop as soon as it
    * begins to stop, before those.
+   *
+   * @return what {@code GET /v1/feeds} shows: {@link ChangeFeedsReport#NONE} without feeds
    */
-  static void register(
+  static Supplier<ChangeFeedsReport> register(
       RefresherConfiguration config,
       Environment environment,
       DatabaseWiring database,
@@ -79,7 +84,7 @@ final class ChangesWiring {
     boolean notificationFeeds = sources.catalog().all().stream().anyMatch(source -> source.changes() != null && !source.isHttp());
     boolean capture = CaptureWiring.anyCapture(config);
     if (!notificationFeeds && !capture) {
-      return;
+      return () -> ChangeFeedsReport.NONE;
     }
     ScheduledExecutorService workers =
         environment.lifecycle().scheduledExecutorService("change-refresh-%d").threads(settings.getThreads()).build();
@@ -181,14 +186,23 @@ final class ChangesWiring {
             }
           }
         });
-    if (channels.isEmpty()) {
-      return;
+    Supplier<ChangeFeedsReport> report =
+        () -> {
+          List<ChangeFeedState> states = new ArrayList<>();
+          for (ChangeListener listener : listeners) {
+            states.add(ChangeFeedState.notify(listener.datasource(), listener.channels(), listener.isListening()));
+          }
+          states.addAll(captures.feeds());
+          return new ChangeFeedsReport(states, coalescer.pendingKeys(), metrics.totals());
+        };
+    if (!channels.isEmpty()) {
+      LOG.info(
+          "refresh on change: channels {} (coalesce window {} ms, {} threads)",
+          channels,
+          settings.getCoalesceWindow().toMilliseconds(),
+          settings.getThreads());
     }
-    LOG.info(
-        "refresh on change: channels {} (coalesce window {} ms, {} threads)",
-        channels,
-        settings.getCoalesceWindow().toMilliseconds(),
-        settings.getThreads());
+    return report;
   }
 
   private static ChangeCoalescer coalescer(

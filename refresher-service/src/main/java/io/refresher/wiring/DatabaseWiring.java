@@ -21,8 +21,9 @@ import org.jdbi.v3.core.Jdbi;
  *     connection timeout
  * @param quartzPool Quartz holds connections for its row locks and cluster check-ins; on a small
  *     pool of its own it never makes the dispatcher's registration lookups wait for a connection
+ * @param availability what the probe found: the console's overview shows it
  */
-record DatabaseWiring(Jdbi registry, HikariDataSource quartzPool) {
+record DatabaseWiring(Jdbi registry, HikariDataSource quartzPool, DatabaseAvailability availability) {
 
   /** Connections beside Quartz's threads: its cluster check-in and misfire handler hold their own. */
   private static final int QUARTZ_EXTRA_CONNECTIONS = 3;
@@ -53,6 +54,6 @@ record DatabaseWiring(Jdbi registry, HikariDataSource quartzPool) {
     int quartzConnections = config.getScheduler().getQuartzThreads() + QUARTZ_EXTRA_CONNECTIONS;
     HikariDataSource quartzPool =
         database.build(environment, "refresher-quartz", false, quartzConnections, SchemaMigrator.SCHEMA);
-    return new DatabaseWiring(Jdbi.create(new FailFastDataSource(registryPool, availability)), quartzPool);
+    return new DatabaseWiring(Jdbi.create(new FailFastDataSource(registryPool, availability)), quartzPool, availability);
   }
 }

@@ -17,7 +17,9 @@ import io.refresher.registry.KeyResolver;
 import io.refresher.registry.Registry;
 import io.refresher.registry.TemplateCatalog;
 import io.refresher.source.SourceCatalog;
+import io.refresher.refresh.ChangeFeedsReport;
 import java.time.InstantSource;
+import java.util.function.Supplier;
 import org.jdbi.v3.core.Jdbi;
 import org.redisson.api.RedissonClient;
 
@@ -84,12 +86,15 @@ public final class ServiceWiring {
         PrewarmWiring.wire(config, environment, refresh, database, redis, registry, access, sources);
     RefreshWiring refreshing =
         RefreshWiring.wire(config, environment, dispatch, refresh, redis, registry, access, sources, prewarm, traces, localClock);
-    ChangesWiring.register(config, environment, database, sources, redis, registry, access, refreshing, localClock);
+    Supplier<ChangeFeedsReport> feeds =
+        ChangesWiring.register(config, environment, database, sources, redis, registry, access, refreshing, localClock);
     AuditWiring audit = AuditWiring.wire(config, environment, redis, registry, access, sources, refreshing);
     SchedulingWiring.wire(config, environment, database, access, refreshing, audit, localClock);
     AuditWiring.manage(environment, audit);
     MetricsWiring.register(environment, redis, prewarm, refreshing, audit);
-    AdminApiWiring.registerResources(config, environment, sources, registry, access, prewarm, refreshing, audit);
+    OverviewWiring overview =
+        OverviewWiring.wire(environment, config.getAccess().getMaxHotKeys(), database, redis, access, refreshing, localClock);
+    AdminApiWiring.registerResources(config, environment, sources, registry, access, prewarm, refreshing, audit, feeds, overview);
     RefreshWiring.manageDispatcher(environment, refreshing, refresh);
 
     return new Parts(

@@ -305,6 +305,13 @@ class PrewarmerTest {
     public long count() {
       return byKey.size();
     }
+
+    @Override
+    public Map<String, Long> countBySource() {
+      Map<String, Long> counts = new HashMap<>();
+      byKey.values().forEach(registration -> counts.merge(registration.source(), 1L, Long::sum));
+      return counts;
+    }
   }
 
   /** Values present (with their logical expiry), the due index, the hot set and the shared record. */
