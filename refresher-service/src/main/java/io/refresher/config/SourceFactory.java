@@ -30,6 +30,9 @@ import java.util.concurrent.TimeUnit;
  *     changes: { channel: product_changed, payload: key }      # optional: refresh on NOTIFY
  *     valueTtl: { column: ttl_seconds, min: 30s, max: 1h }      # optional: the row sets its TTL
  *     notFound: { ttl: 30s }     # optional: no row stores the not-found marker for 30 s
+ *     batch:                     # optional, one parameter: many keys in one query
+ *       sql: SELECT id, name, price FROM product WHERE id = ANY(:id)
+ *       keyColumn: id
  * </pre>
  */
 public class SourceFactory {
@@ -52,6 +55,8 @@ public class SourceFactory {
 
   /** No row (or an HTTP "not found" status) stores the not-found marker with this TTL; none when null. */
   @Valid private NotFoundFactory notFound;
+
+  @Valid private BatchFactory batch;
 
   @NotNull private Map<String, ParamType> params = new LinkedHashMap<>();
 
@@ -160,6 +165,16 @@ public class SourceFactory {
   }
 
   @JsonProperty
+  public BatchFactory getBatch() {
+    return batch;
+  }
+
+  @JsonProperty
+  public void setBatch(BatchFactory batch) {
+    this.batch = batch;
+  }
+
+  @JsonProperty
   public ChangeFeedFactory getChanges() {
     return changes;
   }
@@ -200,6 +215,7 @@ public class SourceFactory {
         versionSql == null || versionSql.isBlank() ? null : versionSql,
         changes == null ? null : changes.build(),
         valueTtl == null ? null : valueTtl.build(),
-        notFound == null ? null : notFound.build(false));
+        notFound == null ? null : notFound.build(false),
+        batch == null ? null : batch.build());
   }
 }

@@ -137,6 +137,9 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
           valid = violation(context, path + ".valueTtl.cacheControl", "is for HTTP sources (the response's Cache-Control)");
         }
       }
+      if (source.getBatch() != null) {
+        valid &= validBatch(context, path + ".batch", source, declared, pool);
+      }
       if (source.getChanges() != null && pool != null && pool.getUrl() != null
           && !pool.getUrl().startsWith("jdbc:postgresql:")) {
         valid = violation(context, path + ".changes", "needs a PostgreSQL datasource (LISTEN/NOTIFY)");
@@ -144,6 +147,40 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
     }
     for (SourceLeaseCheck.Violation broken : SourceLeaseCheck.check(config)) {
       valid = violation(context, broken.path(), broken.rule());
+    }
+    return valid;
+  }
+
+  /** A SQL source's batch form: one parameter, bound as an array, and a column naming each row's key. */
+  private static boolean validBatch(
+      ConstraintValidatorContext context, String path, SourceFactory source, Set<String> declared, DatabaseFactory pool) {
+    BatchFactory batch = source.getBatch();
+    boolean valid = true;
+    if (declared.size() != 1) {
+      valid = violation(context, path, "needs a source with exactly one parameter (its values are bound as one array); it declares " + declared);
+    }
+    if (source.getResult() == io.refresher.source.ResultShape.ROWS) {
+      valid = violation(context, path, "needs result row or scalar (a row per key)");
+    }
+    if (source.getVersionSql() != null && !source.getVersionSql().isBlank()) {
+      valid = violation(context, path, "cannot be combined with versionSql: a batch recomputes its keys in one query, which costs less than a version query per key");
+    }
+    if (pool != null && pool.getUrl() != null && !pool.getUrl().startsWith("jdbc:postgresql:")) {
+      valid = violation(context, path, "needs a PostgreSQL datasource (the parameter is bound as a PostgreSQL array)");
+    }
+    if (batch.getSql() == null || batch.getSql().isBlank()) {
+      return violation(context, path + ".sql", "must not be blank");
+    }
+    if (batch.getKeyColumn() == null || batch.getKeyColumn().isBlank()) {
+      valid = violation(context, path + ".keyColumn", "must name the column that holds the parameter value a row belongs to");
+    }
+    ParsedParameters parameters = new ColonPrefixSqlParser().parse(batch.getSql(), null).getParameters();
+    if (parameters.isPositional() && parameters.getParameterCount() > 0) {
+      return violation(context, path + ".sql", "must use :named parameters, not ?");
+    }
+    Set<String> used = new TreeSet<>(parameters.getParameterNames());
+    if (!used.equals(declared)) {
+      valid = violation(context, path + ".sql", "must use exactly the source's parameter " + declared + " (bound as an array, e.g. = ANY(:name)); it uses " + used);
     }
     return valid;
   }
@@ -163,6 +200,9 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
     }
     if (source.getChanges() != null) {
       valid = violation(context, path + ".changes", "is for SQL sources (PostgreSQL LISTEN/NOTIFY)");
+    }
+    if (source.getBatch() != null) {
+      valid = violation(context, path + ".batch", "is for SQL sources for now (an HTTP batch request is not built yet)");
     }
     if (source.getNotFound() != null && source.getNotFound().getHttpStatus() != null) {
       for (Integer status : source.getNotFound().getHttpStatus()) {

@@ -1,5 +1,6 @@
 package io.refresher.jdbc;
 
+import io.refresher.source.BatchForm;
 import io.refresher.source.SourceCatalog;
 import io.refresher.source.SourceDefinition;
 import io.refresher.source.SourceException;
@@ -10,6 +11,7 @@ import io.refresher.source.ParamType;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.refresher.refresh.BatchItem;
 import io.refresher.refresh.Loaded;
 import io.refresher.refresh.ValueLoader;
 import io.refresher.registry.Registration;
@@ -20,6 +22,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +72,7 @@ public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
   private final Map<String, DataSource> datasources;
   private final Map<String, PreparedSource> prepared = new HashMap<>();
   private final Map<String, PreparedSource> preparedVersions = new HashMap<>();
+  private final Map<String, PreparedSource> preparedBatches = new HashMap<>();
   private final JsonRowMapper rowMapper;
   private final ObjectMapper json;
   private final long maxValueBytes;
@@ -104,7 +108,144 @@ public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
       if (source.versionSql() != null) {
         preparedVersions.put(source.name(), prepare(parser, source.versionSql()));
       }
+      if (source.batch() != null) {
+        preparedBatches.put(source.name(), prepare(parser, source.batch().sql()));
+      }
     }
+  }
+
+  @Override
+  public java.util.Optional<BatchForm> batchForm(Registration registration) {
+    return preparedBatches.containsKey(registration.source())
+        ? catalog.find(registration.source()).map(SourceDefinition::batch)
+        : java.util.Optional.empty();
+  }
+
+  /**
+   * Runs the source's batch query once, its one parameter bound as a PostgreSQL array of the keys'
+   * values ({@code WHERE id = ANY(:id)}), and hands each row to the keys whose value its {@code
+   * keyColumn} holds (keys with equal parameters share a row). A row is read as the single-key
+   * query's would be ({@code row}: the row as JSON; {@code scalar}: the first column that is not
+   * the key column); one that cannot be read fails its keys alone. A key without a row gets the
+   * source's not-found rule. Rows nobody asked for, and a key's rows after its first, are ignored.
+   */
+  @Override
+  public Map<String, BatchItem> loadBatch(List<Registration> registrations) throws SourceException {
+    SourceDefinition source = source(registrations.get(0));
+    PreparedSource query = preparedBatches.get(source.name());
+    if (query == null) {
+      return ValueLoader.super.loadBatch(registrations);
+    }
+    DataSource dataSource = dataSource(source);
+    BatchForm batch = source.batch();
+    Map.Entry<String, ParamType> param = source.params().entrySet().iterator().next();
+    Map<String, BatchItem> items = new HashMap<>();
+    Map<Object, List<Registration>> byValue = new java.util.LinkedHashMap<>();
+    for (Registration registration : registrations) {
+      try {
+        byValue.computeIfAbsent(param.getValue().convert(registration.params().get(param.getKey())), value -> new ArrayList<>())
+            .add(registration);
+      } catch (IllegalArgumentException e) {
+        items.put(
+            registration.key(),
+            BatchItem.failed(
+                new SourceException(
+                    SourceException.Kind.ERROR,
+                    "parameter '" + param.getKey() + "' of source '" + source.name() + "' " + e.getMessage())));
+      }
+    }
+    long deadlineNanos = System.nanoTime() + source.timeout().toNanos();
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement statement = connection.prepareStatement(query.sql(), ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
+        QueryDeadlines.Deadline deadline = deadlines.start(connection, statement, deadlineNanos)) {
+      java.sql.Array values = connection.createArrayOf(arrayType(param.getValue()), byValue.keySet().toArray());
+      for (int i = 0; i < query.parameterOrder().size(); i++) {
+        statement.setArray(i + 1, values);
+      }
+      setTimeout(statement, millisLeft(deadlineNanos));
+      try (ResultSet rows = statement.executeQuery()) {
+        int keyColumn = rows.findColumn(batch.keyColumn());
+        while (rows.next()) {
+          Object raw = rows.getObject(keyColumn);
+          List<Registration> owners;
+          try {
+            owners = raw == null ? null : byValue.get(param.getValue().convert(raw));
+          } catch (IllegalArgumentException e) {
+            owners = null; // a key column of another type holds no value any key asked for
+          }
+          if (owners == null || items.containsKey(owners.get(0).key())) {
+            continue;
+          }
+          BatchItem item;
+          try {
+            item = BatchItem.of(batchRow(rows, source, keyColumn));
+          } catch (SourceException e) {
+            item = BatchItem.failed(e);
+          } catch (SQLException | RuntimeException e) {
+            // Its message may quote the row: the log's only.
+            item =
+                BatchItem.failed(
+                    new SourceException(
+                        SourceException.Kind.ERROR,
+                        "source '" + source.name() + "': its batch row could not be read (" + e.getClass().getSimpleName() + ")",
+                        String.valueOf(e),
+                        e,
+                        null));
+          }
+          for (Registration owner : owners) {
+            items.put(owner.key(), item);
+          }
+        }
+      }
+    } catch (SQLException e) {
+      if (e.getMessage() != null && e.getMessage().contains("column name") && e.getMessage().contains(batch.keyColumn())) {
+        throw new SourceException(
+            SourceException.Kind.ERROR, "source '" + source.name() + "': its batch query returned no column '" + batch.keyColumn() + "' (batch.keyColumn)");
+      }
+      throw translate(source, e);
+    } catch (RuntimeException e) {
+      throw new SourceException(
+          SourceException.Kind.ERROR, "source '" + source.name() + "' failed: " + e.getClass().getSimpleName(), String.valueOf(e), e, null);
+    }
+    for (List<Registration> owners : byValue.values()) {
+      for (Registration owner : owners) {
+        if (!items.containsKey(owner.key())) {
+          try {
+            items.put(owner.key(), BatchItem.of(notFound(source, null)));
+          } catch (SourceException e) {
+            items.put(owner.key(), BatchItem.failed(e));
+          }
+        }
+      }
+    }
+    return items;
+  }
+
+  /** A batch row as the single-key query's row would be read: the whole row, or its value column. */
+  private Loaded.Value batchRow(ResultSet rows, SourceDefinition source, int keyColumn) throws SQLException, SourceException {
+    if (source.result() == ResultShape.SCALAR) {
+      int valueColumn = keyColumn == 1 ? 2 : 1;
+      if (valueColumn > rows.getMetaData().getColumnCount()) {
+        throw new SourceException(
+            SourceException.Kind.ERROR, "source '" + source.name() + "': a scalar batch query returns the key column and the value's");
+      }
+      String value = rowMapper.scalarText(rows, valueColumn);
+      if (value == null) {
+        throw noValue(source, "returned NULL");
+      }
+      return new Loaded.Value(value, null, ttl(rows, source));
+    }
+    return rowValue(rows, source, null);
+  }
+
+  /** PostgreSQL's name of the array element type a parameter's values are bound as. */
+  private static String arrayType(ParamType type) {
+    return switch (type) {
+      case STRING -> "text";
+      case LONG -> "int8";
+      case DOUBLE -> "float8";
+      case BOOLEAN -> "bool";
+    };
   }
 
   private static PreparedSource prepare(ColonPrefixSqlParser parser, String sql) {
@@ -304,6 +445,11 @@ public final class JdbcValueLoader implements ValueLoader, AutoCloseable {
     if (!rows.next()) {
       return notFound(source, validator);
     }
+    return rowValue(rows, source, validator);
+  }
+
+  /** The current row as a {@code row} source's value, without its TTL column, with the TTL it sets. */
+  private Loaded.Value rowValue(ResultSet rows, SourceDefinition source, String validator) throws SQLException, SourceException {
     com.fasterxml.jackson.databind.node.ObjectNode row = rowMapper.row(rows);
     ValueTtl valueTtl = source.valueTtl();
     if (valueTtl == null || valueTtl.column() == null) {

@@ -39,8 +39,13 @@ final class JsonRowMapper {
 
   /** The first column of the current row as text: strings as-is, JSON as its text, others via JSON. */
   String scalarText(ResultSet rs) throws SQLException {
+    return scalarText(rs, 1);
+  }
+
+  /** A column of the current row (1 is the first) as text, as {@link #scalarText(ResultSet)}. */
+  String scalarText(ResultSet rs, int column) throws SQLException {
     ResultSetMetaData meta = rs.getMetaData();
-    JsonNode node = value(rs, meta, 1);
+    JsonNode node = value(rs, meta, column);
     if (node.isNull()) {
       return null;
     }

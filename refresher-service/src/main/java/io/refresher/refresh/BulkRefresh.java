@@ -65,38 +65,61 @@ public final class BulkRefresh {
       registrations.putAll(lookup.recheck(missing));
     }
     Semaphore slots = new Semaphore(parallelism);
-    List<CompletableFuture<Result>> results = new ArrayList<>(distinct.size());
+    Map<String, CompletableFuture<RefreshOutcome>> outcomes = new java.util.HashMap<>();
+    // Keys of a source with a batch form go together, as many as one query takes; the others one by one.
+    Map<String, List<Registration>> bySource = new java.util.LinkedHashMap<>();
     for (String key : distinct) {
       Registration registration = registrations.get(key);
       if (registration == null) {
-        results.add(CompletableFuture.completedFuture(new Result(key, null)));
         continue;
       }
-      slots.acquireUninterruptibly();
-      try {
-        results.add(
-            CompletableFuture.supplyAsync(
-                () -> {
-                  try {
-                    return new Result(key, refresher.refresh(registration, Trigger.MANUAL));
-                  } finally {
-                    slots.release();
-                  }
-                },
-                executor));
-      } catch (RuntimeException rejected) {
-        slots.release();
-        throw rejected;
+      int maxBatch = refresher.batchForm(registration).map(io.refresher.source.BatchForm::maxBatch).orElse(1);
+      if (maxBatch > 1) {
+        List<Registration> open = bySource.computeIfAbsent(registration.source(), source -> new ArrayList<>());
+        open.add(registration);
+        if (open.size() == maxBatch) {
+          submit(bySource.remove(registration.source()), slots, outcomes);
+        }
+      } else {
+        submit(List.of(registration), slots, outcomes);
       }
     }
-    List<Result> answered = new ArrayList<>(results.size());
-    for (CompletableFuture<Result> result : results) {
+    bySource.values().forEach(batch -> submit(batch, slots, outcomes));
+    List<Result> answered = new ArrayList<>(distinct.size());
+    for (String key : distinct) {
+      CompletableFuture<RefreshOutcome> outcome = outcomes.get(key);
       try {
-        answered.add(result.join());
+        answered.add(new Result(key, outcome == null ? null : outcome.join()));
       } catch (CompletionException e) {
         throw e.getCause() instanceof RuntimeException runtime ? runtime : e;
       }
     }
     return answered;
+  }
+
+  /** Runs one refresh (one key, or a batch of one source's keys) on a free slot. */
+  private void submit(List<Registration> batch, Semaphore slots, Map<String, CompletableFuture<RefreshOutcome>> outcomes) {
+    slots.acquireUninterruptibly();
+    CompletableFuture<Map<String, RefreshOutcome>> run;
+    try {
+      run =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return batch.size() == 1
+                      ? Map.of(batch.get(0).key(), refresher.refresh(batch.get(0), Trigger.MANUAL))
+                      : refresher.refreshBatch(batch, Trigger.MANUAL);
+                } finally {
+                  slots.release();
+                }
+              },
+              executor);
+    } catch (RuntimeException rejected) {
+      slots.release();
+      throw rejected;
+    }
+    for (Registration registration : batch) {
+      outcomes.put(registration.key(), run.thenApply(answer -> answer.get(registration.key())));
+    }
   }
 }

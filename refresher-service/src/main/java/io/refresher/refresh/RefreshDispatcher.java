@@ -437,6 +437,11 @@ public final class RefreshDispatcher {
       return;
     }
     inFlight.incrementAndGet();
+    java.util.Optional<io.refresher.source.BatchForm> batch = refresher.batchForm(registration);
+    if (batch.isPresent() && batch.get().maxBatch() > 1) {
+      joinBatch(task, batch.get().maxBatch(), now);
+      return;
+    }
     task.future = workers.schedule(task, Math.max(0, plannedAtMillis - now), TimeUnit.MILLISECONDS);
   }
 
@@ -503,38 +508,144 @@ public final class RefreshDispatcher {
       return true;
     }
 
+    /** Marks the key started; false when it was given back or dropped first. */
+    synchronized boolean begin() {
+      if (settled.get()) {
+        return false; // given back on stop, or its claim was lost
+      }
+      started = true;
+      return true;
+    }
+
+    /**
+     * Whether the key may still run now: a key whose lease is about to run out may be handed to
+     * another replica any moment, so it is let go rather than risk two runs (it is back in the index
+     * when the lease ends). Records how late it starts when it may.
+     */
+    boolean mayRun(long now) {
+      if (now >= leaseUntilMillis - leaseSafetyMillis()) {
+        droppedClaims.incrementAndGet();
+        LOG.debug("key '{}' not run: its claim lease ends at {}", key(), leaseUntilMillis);
+        return false;
+      }
+      Duration late = Duration.ofMillis(Math.max(0, now - plannedAtMillis));
+      listener.onLag(late);
+      lag.record(late);
+      return true;
+    }
+
+    /** After the key's refresh: comes back when another refresh's lock ends, if that is why it was skipped. */
+    void after(RefreshOutcome outcome) {
+      if (outcome instanceof RefreshOutcome.Skipped skipped && skipped.lockedUntil() != null) {
+        comeBackWhenTheLockEnds(key(), leaseScore, skipped.lockedUntil());
+      }
+    }
+
+    void finish() {
+      settled.set(true);
+      held.remove(key(), this);
+      inFlight.decrementAndGet();
+    }
+
     @Override
     public void run() {
-      synchronized (this) {
-        if (settled.get()) {
-          return; // given back on stop, or its claim was lost
-        }
-        started = true;
+      if (!begin()) {
+        return;
       }
       try {
-        long now = clock.millis();
-        // A key whose lease is about to run out may be handed to another replica any moment: let
-        // it go rather than risk two runs (it is back in the index when the lease ends).
-        if (now >= leaseUntilMillis - leaseSafetyMillis()) {
-          droppedClaims.incrementAndGet();
-          LOG.debug("key '{}' not run: its claim lease ends at {}", key(), leaseUntilMillis);
-          return;
-        }
-        Duration late = Duration.ofMillis(Math.max(0, now - plannedAtMillis));
-        listener.onLag(late);
-        lag.record(late);
-        RefreshOutcome outcome = refresher.refresh(registration, Trigger.SCHEDULED);
-        if (outcome instanceof RefreshOutcome.Skipped skipped && skipped.lockedUntil() != null) {
-          comeBackWhenTheLockEnds(key(), leaseScore, skipped.lockedUntil());
+        if (mayRun(clock.millis())) {
+          after(refresher.refresh(registration, Trigger.SCHEDULED));
         }
       } catch (RuntimeException e) {
         // The executor would swallow it silently; the key's claim lease brings it back.
         LOG.error("scheduled refresh of key '{}' failed unexpectedly", key(), e);
       } finally {
-        settled.set(true);
-        held.remove(key(), this);
-        inFlight.decrementAndGet();
+        finish();
       }
+    }
+  }
+
+  /** Where the keys of a batch source due at one time gather before they start. */
+  private record BatchSlot(String source, long plannedAtMillis) {}
+
+  /**
+   * Keys of one batch source due at the same time (their times are aligned on the source's batch
+   * window), refreshed together on one worker with one query ({@link Refresher#refreshBatch}). Keys
+   * claimed later for the same time join it until it starts or holds {@code maxBatch}; each keeps
+   * its own claim, lease renewal and drop, as a key refreshed alone does.
+   */
+  private final class DueBatch implements Runnable {
+    private final BatchSlot slot;
+    private final List<DueRefresh> members = new ArrayList<>();
+    private boolean closed;
+
+    DueBatch(BatchSlot slot) {
+      this.slot = slot;
+    }
+
+    /** Called holding {@link #openBatches}' lock. */
+    boolean add(DueRefresh task, int maxBatch) {
+      if (closed || members.size() >= maxBatch) {
+        return false;
+      }
+      members.add(task);
+      return true;
+    }
+
+    @Override
+    public void run() {
+      List<DueRefresh> joined;
+      synchronized (openBatches) {
+        closed = true;
+        openBatches.remove(slot, this);
+        joined = new ArrayList<>(members);
+      }
+      List<DueRefresh> begun = new ArrayList<>();
+      for (DueRefresh task : joined) {
+        if (task.begin()) {
+          begun.add(task);
+        }
+      }
+      try {
+        long now = clock.millis();
+        List<DueRefresh> running = new ArrayList<>();
+        List<Registration> registrations = new ArrayList<>();
+        for (DueRefresh task : begun) {
+          if (task.mayRun(now)) {
+            running.add(task);
+            registrations.add(task.registration);
+          }
+        }
+        if (!registrations.isEmpty()) {
+          Map<String, RefreshOutcome> outcomes = refresher.refreshBatch(registrations, Trigger.SCHEDULED);
+          for (DueRefresh task : running) {
+            task.after(outcomes.get(task.key()));
+          }
+        }
+      } catch (RuntimeException e) {
+        // The executor would swallow it silently; the keys' claim leases bring them back.
+        LOG.error("scheduled batch refresh of {} keys of source '{}' failed unexpectedly", begun.size(), slot.source(), e);
+      } finally {
+        begun.forEach(DueRefresh::finish);
+      }
+    }
+  }
+
+  /** Open batches by source and due time; a batch leaves when it starts. Guarded by its own lock. */
+  private final Map<BatchSlot, DueBatch> openBatches = new HashMap<>();
+
+  /** Adds a claimed key of a batch source to the batch of its source and due time, opening one if needed. */
+  private void joinBatch(DueRefresh task, int maxBatch, long now) {
+    BatchSlot slot = new BatchSlot(task.registration.source(), task.plannedAtMillis);
+    synchronized (openBatches) {
+      DueBatch open = openBatches.get(slot);
+      if (open != null && open.add(task, maxBatch)) {
+        return;
+      }
+      DueBatch created = new DueBatch(slot);
+      created.add(task, maxBatch);
+      openBatches.put(slot, created);
+      workers.schedule(created, Math.max(0, task.plannedAtMillis - now), TimeUnit.MILLISECONDS);
     }
   }
 

@@ -11,6 +11,11 @@ import io.refresher.source.SourceException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -135,6 +140,180 @@ public final class Refresher {
       }
       listener.onOutcome(registration, trigger, outcome);
       return outcome;
+    }
+  }
+
+  /** The registration's source's batch form, if it has one (its keys may be refreshed together). */
+  public Optional<io.refresher.source.BatchForm> batchForm(Registration registration) {
+    return loader.batchForm(registration);
+  }
+
+  /**
+   * Refreshes keys of one source with a batch form together: one admission to the datasource's
+   * load bound and one query for all of them (a batch is one query), while each key keeps its own
+   * lock, fence, write, failure record and next refresh, exactly as {@link #refresh} would. A key
+   * whose lock another refresh holds is skipped; a key without a row, or whose row is bad, fails
+   * alone; a query that fails fails every key that was locked for it. Keys of another source (a
+   * registration replaced meanwhile) are refreshed one by one.
+   *
+   * <p>Traced as one refresh span (named by its first key) with the batch query as its source span
+   * and a write span per key.
+   *
+   * @return each key's outcome, in the order given
+   */
+  public Map<String, RefreshOutcome> refreshBatch(List<Registration> registrations, Trigger trigger) {
+    Map<String, RefreshOutcome> outcomes = new LinkedHashMap<>();
+    if (registrations.isEmpty()) {
+      return outcomes;
+    }
+    Registration first = registrations.get(0);
+    List<Registration> together = new ArrayList<>();
+    for (Registration registration : registrations) {
+      if (registration.source().equals(first.source()) && loader.batchForm(registration).isPresent()) {
+        together.add(registration);
+      } else {
+        outcomes.put(registration.key(), refresh(registration, trigger));
+      }
+    }
+    if (together.size() == 1) {
+      outcomes.put(first.key(), refresh(together.get(0), trigger));
+    } else if (!together.isEmpty()) {
+      Map<String, RefreshOutcome> batched;
+      try (MDC.MDCCloseable source = MDC.putCloseable(LOG_SOURCE, first.source());
+          RefreshTracing.Step span = tracing.refresh(together.get(0), trigger)) {
+        batched = refreshTogether(together);
+        span.outcome("batch of " + together.size());
+      }
+      for (Registration registration : together) {
+        RefreshOutcome outcome = batched.get(registration.key());
+        listener.onOutcome(registration, trigger, outcome);
+        outcomes.put(registration.key(), outcome);
+      }
+    }
+    Map<String, RefreshOutcome> ordered = new LinkedHashMap<>();
+    for (Registration registration : registrations) {
+      ordered.put(registration.key(), outcomes.get(registration.key()));
+    }
+    return ordered;
+  }
+
+  private Map<String, RefreshOutcome> refreshTogether(List<Registration> registrations) {
+    Map<String, RefreshOutcome> outcomes = new HashMap<>();
+    Optional<SourceLoad.Admission> admission;
+    try {
+      admission = load.admit(registrations.get(0));
+    } catch (CacheUnavailableException e) {
+      registrations.forEach(registration -> outcomes.put(registration.key(), failedWithoutLock(registration, e)));
+      return outcomes;
+    }
+    if (admission.isEmpty()) {
+      registrations.forEach(registration -> outcomes.put(registration.key(), throttled(registration)));
+      return outcomes;
+    }
+    try (SourceLoad.Admission admitted = admission.get()) {
+      Map<Registration, KeyLocks.HeldLock> held = new LinkedHashMap<>();
+      try {
+        for (Registration registration : registrations) {
+          try {
+            Optional<KeyLocks.HeldLock> lock = locks.tryAcquire(registration.key(), settings.lockLease());
+            if (lock.isPresent()) {
+              held.put(registration, lock.get());
+            } else {
+              LOG.debug("refresh of key '{}' skipped: another refresh holds its lock", registration.key());
+              outcomes.put(registration.key(), new Skipped(Skipped.Reason.LOCKED, lockedUntil(registration.key())));
+            }
+          } catch (CacheUnavailableException e) {
+            outcomes.put(registration.key(), failedWithoutLock(registration, e));
+          }
+        }
+        if (held.isEmpty()) {
+          return outcomes;
+        }
+        try {
+          if (!admitted.awaitRate()) {
+            held.keySet().forEach(registration -> outcomes.put(registration.key(), throttled(registration)));
+            return outcomes;
+          }
+        } catch (CacheUnavailableException e) {
+          held.keySet().forEach(registration -> outcomes.put(registration.key(), failedWithoutLock(registration, e)));
+          return outcomes;
+        }
+        computeAndWrite(held, outcomes);
+        return outcomes;
+      } finally {
+        held.values().forEach(KeyLocks.HeldLock::release);
+      }
+    }
+  }
+
+  /** The batch's one query, then each locked key's write (or failure) under its own fence. */
+  private void computeAndWrite(Map<Registration, KeyLocks.HeldLock> held, Map<String, RefreshOutcome> outcomes) {
+    Instant started = clock.instant();
+    long epoch = epochs.currentEpoch();
+    List<Registration> locked = new ArrayList<>(held.keySet());
+    Map<String, BatchItem> items;
+    try (RefreshTracing.Step span = tracing.source(locked.get(0))) {
+      try {
+        items = loader.loadBatch(locked);
+        span.outcome("computed");
+      } catch (SourceException e) {
+        span.failed(e.kind().name(), e.getMessage());
+        for (Registration registration : locked) {
+          Fence fence = new Fence(epoch, held.get(registration).token());
+          outcomes.put(
+              registration.key(),
+              failed(registration, fence, e.kind().name(), e.getMessage(), e.detail(), started, e.retryAfter()));
+        }
+        return;
+      } catch (RuntimeException e) {
+        span.failed("ERROR", e.getClass().getSimpleName());
+        LOG.error("batch refresh of {} keys of source '{}' failed unexpectedly", locked.size(), locked.get(0).source(), e);
+        for (Registration registration : locked) {
+          Fence fence = new Fence(epoch, held.get(registration).token());
+          outcomes.put(
+              registration.key(),
+              failed(registration, fence, "ERROR", "unexpected " + e.getClass().getSimpleName() + " (see the service's log)", null, started, null));
+        }
+        return;
+      }
+    }
+    // Every key of the batch took the batch's time to compute: its TTR learns from that.
+    Duration took = Duration.between(started, clock.instant());
+    for (Registration registration : locked) {
+      Fence fence = new Fence(epoch, held.get(registration).token());
+      try (MDC.MDCCloseable key = MDC.putCloseable(LOG_KEY, registration.key())) {
+        BatchItem item = items.get(registration.key());
+        if (item == null || item.failure() != null) {
+          SourceException e =
+              item == null
+                  ? new SourceException(SourceException.Kind.ERROR, "source '" + registration.source() + "' answered nothing for the key")
+                  : item.failure();
+          outcomes.put(registration.key(), failed(registration, fence, e.kind().name(), e.getMessage(), e.detail(), started, e.retryAfter()));
+          continue;
+        }
+        long bytes = utf8Length(item.value().value());
+        if (bytes > settings.maxValueBytes()) {
+          outcomes.put(
+              registration.key(),
+              failed(
+                  registration,
+                  fence,
+                  SourceException.Kind.VALUE_TOO_LARGE.name(),
+                  "value of " + bytes + " bytes exceeds the limit of " + settings.maxValueBytes() + " bytes",
+                  null,
+                  started,
+                  null));
+          continue;
+        }
+        outcomes.put(registration.key(), write(registration, item.value(), fence, took, held.get(registration)));
+      } catch (CacheUnavailableException e) {
+        outcomes.put(registration.key(), failed(registration, fence, "REDIS", e.getMessage(), null, started, null));
+      } catch (RuntimeException e) {
+        LOG.error("refresh of key '{}' failed unexpectedly", registration.key(), e);
+        outcomes.put(
+            registration.key(),
+            failed(registration, fence, "ERROR", "unexpected " + e.getClass().getSimpleName() + " (see the service's log)", null, started, null));
+      }
     }
   }
 
@@ -324,7 +503,10 @@ public final class Refresher {
   private Next scheduleNext(
       Registration registration, Duration ttl, CacheStore.WriteResult result, Instant expiresAt, Duration took, String what) {
     TtrDecision ttr = ttrFor(ttl, registration, result.recentDurations());
-    Instant next = planner.nextRefreshAt(expiresAt, ttr);
+    Instant planned = planner.nextRefreshAt(expiresAt, ttr);
+    // A batch source's keys due within one window share their time, and so one query (earlier only).
+    Instant next =
+        loader.batchForm(registration).map(batch -> Instant.ofEpochMilli(batch.aligned(planned.toEpochMilli()))).orElse(planned);
     rescheduler.reschedule(registration.key(), next);
     if (result.clearedFailures() > 0) {
       LOG.info(

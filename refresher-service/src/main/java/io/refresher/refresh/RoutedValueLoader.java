@@ -41,4 +41,14 @@ public final class RoutedValueLoader implements ValueLoader {
   public boolean revalidates(Registration registration) {
     return of(registration).revalidates(registration);
   }
+
+  @Override
+  public java.util.Optional<io.refresher.source.BatchForm> batchForm(Registration registration) {
+    return of(registration).batchForm(registration);
+  }
+
+  @Override
+  public java.util.Map<String, BatchItem> loadBatch(java.util.List<Registration> registrations) throws SourceException {
+    return of(registrations.get(0)).loadBatch(registrations);
+  }
 }

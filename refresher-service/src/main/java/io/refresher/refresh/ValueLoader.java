@@ -38,4 +38,21 @@ public interface ValueLoader {
   default boolean revalidates(Registration registration) {
     return false;
   }
+
+  /** The registration's source's batch form, when it has one: its keys may then be refreshed together. */
+  default java.util.Optional<io.refresher.source.BatchForm> batchForm(Registration registration) {
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * Runs the batch form of the registrations' source (one source, each of its keys at most once)
+   * once for all their keys.
+   *
+   * @return by key, every registration's value or its own failure: a key without a row gets its
+   *     source's not-found rule (the marker, or a failure of that key alone)
+   * @throws SourceException when the query itself fails (every key of the batch fails with it)
+   */
+  default java.util.Map<String, BatchItem> loadBatch(java.util.List<Registration> registrations) throws SourceException {
+    throw new SourceException(SourceException.Kind.ERROR, "source '" + registrations.get(0).source() + "' has no batch form");
+  }
 }

@@ -19,6 +19,7 @@ import java.util.Map;
  *     parameters); null when it has none
  * @param changes the PostgreSQL channel whose notifications refresh this source's keys; null when
  *     none
+ * @param batch a SQL source's batch form: many keys in one query; null when it has none
  */
 public record SourceDefinition(
     String name,
@@ -31,10 +32,27 @@ public record SourceDefinition(
     String versionSql,
     ChangeFeed changes,
     ValueTtl valueTtl,
-    NotFound notFound) {
+    NotFound notFound,
+    BatchForm batch) {
 
   public SourceDefinition {
     params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
+  }
+
+  /** A source without a batch form. */
+  public SourceDefinition(
+      String name,
+      String datasource,
+      String sql,
+      Map<String, ParamType> params,
+      ResultShape result,
+      Duration timeout,
+      HttpRequestSpec http,
+      String versionSql,
+      ChangeFeed changes,
+      ValueTtl valueTtl,
+      NotFound notFound) {
+    this(name, datasource, sql, params, result, timeout, http, versionSql, changes, valueTtl, notFound, null);
   }
 
   /** A source whose values take their registration's TTL. */

@@ -313,6 +313,58 @@ class RefresherConfigurationTest {
   }
 
   @Test
+  void build_batchForm() throws Exception {
+    RefresherConfiguration config =
+        load(
+            DATABASE
+                + ADMIN
+                + """
+                sources:
+                  product:
+                    sql: SELECT id, name FROM product WHERE id = :id
+                    params: { id: long }
+                    result: row
+                    batch:
+                      sql: SELECT id, name FROM product WHERE id = ANY(:id)
+                      keyColumn: id
+                      maxBatch: 200
+                      window: 500ms
+                """);
+
+    io.refresher.source.SourceDefinition product = config.getSources().get("product").build("product");
+    assertThat(product.batch())
+        .isEqualTo(new io.refresher.source.BatchForm("SELECT id, name FROM product WHERE id = ANY(:id)", "id", 200, java.time.Duration.ofMillis(500)));
+    assertThat(product.batch().aligned(12_345)).as("earlier only, on the window's grid").isEqualTo(12_000);
+  }
+
+  @Test
+  void build_batchFormThatCannotWork_failsNamingEachRule() throws Exception {
+    String message =
+        failure(
+            DATABASE
+                + ADMIN
+                + """
+                sources:
+                  pair:
+                    sql: SELECT v FROM t WHERE a = :a AND b = :b
+                    params: { a: long, b: long }
+                    result: rows
+                    versionSql: SELECT 1
+                    batch:
+                      sql: SELECT v FROM t WHERE a = ANY(:c)
+                      keyColumn: a
+                      maxBatch: 0
+                """);
+
+    assertThat(message)
+        .contains("sources.pair.batch needs a source with exactly one parameter")
+        .contains("sources.pair.batch needs result row or scalar")
+        .contains("sources.pair.batch cannot be combined with versionSql")
+        .contains("sources.pair.batch.sql must use exactly the source's parameter [a, b]")
+        .contains("maxBatch");
+  }
+
+  @Test
   void build_valueTtlOnRowsWithoutColumn_andNotFoundOnRows_failNamingThem() throws Exception {
     String message =
         failure(
