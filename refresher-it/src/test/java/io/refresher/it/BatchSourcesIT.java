@@ -18,7 +18,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +35,7 @@ import org.slf4j.LoggerFactory;
  * source, whose single-key and batch queries read the table under aliases of their own.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BatchSourcesIT {
 
   private static final Logger LOG = LoggerFactory.getLogger(BatchSourcesIT.class);
@@ -40,6 +44,8 @@ class BatchSourcesIT {
   private static final String MANUAL = "product-manual";
   /** The scheduled test's source, as sched_single and sched_batch: the tests' counts stay apart. */
   private static final String SCHEDULED = "product-scheduled";
+  /** The refill test's source, as refill_single and refill_batch. */
+  private static final String REFILL = "product-refill";
 
   /**
    * A batch source over batch_product whose two queries read it under the alias prefix, and differ
@@ -62,6 +68,7 @@ class BatchSourcesIT {
   private static String[] overrides() {
     List<String> all = new ArrayList<>(source(MANUAL, "manual", ""));
     all.addAll(source(SCHEDULED, "sched", " AND price >= 0"));
+    all.addAll(source(REFILL, "refill", " AND name IS NOT NULL"));
     // a failed key is retried 15 to 30 s later: no retry of the manual test's failing keys runs,
     // or holds their locks, while that test counts queries
     all.addAll(List.of("refresh.retryBase", "30s", "refresh.retryMax", "1m"));
@@ -81,6 +88,7 @@ class BatchSourcesIT {
   static final DropwizardAppExtension<RefresherConfiguration> EXTENSION = APP.extension();
 
   @Test
+  @Order(1)
   void manualRefreshOfManyKeys_oneQuery_missingRowAndBadRowFailAlone() throws Exception {
     List<String> keys = new ArrayList<>();
     for (int id = 1; id <= 20; id++) {
@@ -120,6 +128,7 @@ class BatchSourcesIT {
   }
 
   @Test
+  @Order(2)
   void scheduledRefreshesOfManyKeys_aQueryPerFiftyKeysAtMost() {
     int keys = 500;
     for (int id = 1; id <= keys; id++) {
@@ -144,6 +153,34 @@ class BatchSourcesIT {
     assertThat(IntStream.rangeClosed(1, keys).filter(id -> failures("scheduled:" + id) > 0).boxed().toList())
         .as("keys whose refreshes fail")
         .isEmpty();
+  }
+
+  /** Last: Redis loses its data, which every key of the class has to come back from. */
+  @Test
+  @Order(3)
+  void refillAfterADataLoss_aQueryPerBatch() {
+    int keys = 300;
+    for (int id = 1; id <= keys; id++) {
+      register("refill:" + id, REFILL, id, "PT1M");
+    }
+    await("every key computed")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> IntStream.rangeClosed(1, keys).allMatch(id -> APP.get("refill:" + id) != null));
+    long queriesBefore = APP.database().executionsOf("refill_batch") + APP.database().executionsOf("refill_single");
+    long epochBefore = APP.parts().epochGuard().currentEpoch();
+
+    APP.redis().loseData();
+
+    await("every key back in Redis, refilled")
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(() -> IntStream.rangeClosed(1, keys).allMatch(id -> APP.get("refill:" + id) != null));
+    assertThat(APP.parts().epochGuard().currentEpoch()).isGreaterThan(epochBefore);
+    long queries = APP.database().executionsOf("refill_batch") + APP.database().executionsOf("refill_single") - queriesBefore;
+    LOG.info("a refill of {} keys of one batch source took {} source queries", keys, queries);
+    // One batch of 300 (seen: 1 query); a claim tick that falls between two pages of the refill's
+    // plan, as it is written to the due index, may split it.
+    assertThat(queries).as("source queries for the refill of %d keys (500 per batch)", keys).isLessThanOrEqualTo(3);
   }
 
   private static long queries() {

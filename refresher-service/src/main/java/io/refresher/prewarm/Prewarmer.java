@@ -109,7 +109,7 @@ public final class Prewarmer {
   private final Duration registrationGrace;
   private final Duration presentKeyMargin;
   private final Map<String, Integer> queriesPerSecond;
-  private final Function<String, String> datasourceOfSource;
+  private final Function<String, RefillPlanner.SourcePlace> placeOfSource;
   private final String replicaId;
   private final EpochSource epochs;
   private final ScheduledExecutorService executor;
@@ -136,7 +136,7 @@ public final class Prewarmer {
       Duration registrationGrace,
       Duration presentKeyMargin,
       Map<String, Integer> queriesPerSecond,
-      Function<String, String> datasourceOfSource,
+      Function<String, RefillPlanner.SourcePlace> placeOfSource,
       String replicaId,
       EpochSource epochs,
       ScheduledExecutorService executor,
@@ -153,7 +153,7 @@ public final class Prewarmer {
     this.registrationGrace = registrationGrace;
     this.presentKeyMargin = presentKeyMargin;
     this.queriesPerSecond = Map.copyOf(queriesPerSecond);
-    this.datasourceOfSource = datasourceOfSource;
+    this.placeOfSource = placeOfSource;
     this.replicaId = replicaId;
     this.epochs = epochs;
     this.executor = executor;
@@ -374,8 +374,14 @@ public final class Prewarmer {
   }
 
   private RefillPlanner.Candidate candidate(Registration registration, Double rate, boolean hot) {
-    String datasource = datasourceOfSource.apply(registration.source());
-    return new RefillPlanner.Candidate(registration.key(), rate == null ? 0 : rate, datasource == null ? "" : datasource, hot);
+    RefillPlanner.SourcePlace place = placeOfSource.apply(registration.source());
+    return new RefillPlanner.Candidate(
+        registration.key(),
+        rate == null ? 0 : rate,
+        place == null ? "" : place.datasource(),
+        hot,
+        registration.source(),
+        place == null ? 1 : place.maxBatch());
   }
 
   private double decayed(PopularityArchive.Saved saved, long now) {

@@ -207,6 +207,8 @@ public final class RefreshDispatcher {
     } catch (RuntimeException e) {
       tickFailures.incrementAndGet();
       LOG.error("refresh dispatcher tick failed unexpectedly", e);
+    } finally {
+      startOpenedBatches();
     }
   }
 
@@ -439,7 +441,7 @@ public final class RefreshDispatcher {
     inFlight.incrementAndGet();
     java.util.Optional<io.refresher.source.BatchForm> batch = refresher.batchForm(registration);
     if (batch.isPresent() && batch.get().maxBatch() > 1) {
-      joinBatch(task, batch.get().maxBatch(), now);
+      joinBatch(task, batch.get().maxBatch());
       return;
     }
     task.future = workers.schedule(task, Math.max(0, plannedAtMillis - now), TimeUnit.MILLISECONDS);
@@ -633,9 +635,11 @@ public final class RefreshDispatcher {
 
   /** Open batches by source and due time; a batch leaves when it starts. Guarded by its own lock. */
   private final Map<BatchSlot, DueBatch> openBatches = new HashMap<>();
+  /** Batches opened by the current tick, scheduled at its end. Guarded by {@link #openBatches}. */
+  private final List<DueBatch> opened = new ArrayList<>();
 
   /** Adds a claimed key of a batch source to the batch of its source and due time, opening one if needed. */
-  private void joinBatch(DueRefresh task, int maxBatch, long now) {
+  private void joinBatch(DueRefresh task, int maxBatch) {
     BatchSlot slot = new BatchSlot(task.registration.source(), task.plannedAtMillis);
     synchronized (openBatches) {
       DueBatch open = openBatches.get(slot);
@@ -645,7 +649,28 @@ public final class RefreshDispatcher {
       DueBatch created = new DueBatch(slot);
       created.add(task, maxBatch);
       openBatches.put(slot, created);
-      workers.schedule(created, Math.max(0, task.plannedAtMillis - now), TimeUnit.MILLISECONDS);
+      opened.add(created);
+    }
+  }
+
+  /**
+   * Schedules the batches the tick's claims opened, once the tick has claimed all it could: keys of
+   * one source and time that came in several claims (a page per claim, a claim per shard) then go
+   * together even when already due, as after a data loss, whose refill makes them due at once.
+   */
+  private void startOpenedBatches() {
+    List<DueBatch> starting;
+    synchronized (openBatches) {
+      starting = new ArrayList<>(opened);
+      opened.clear();
+    }
+    long now = clock.millis();
+    for (DueBatch batch : starting) {
+      try {
+        workers.schedule(batch, Math.max(0, batch.slot.plannedAtMillis() - now), TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        // stopping: its keys are given back to the index with the other waiting ones
+      }
     }
   }
 

@@ -6,13 +6,13 @@ import io.refresher.config.RedisFactory;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.persistence.JdbiEpochStore;
 import io.refresher.prewarm.Prewarmer;
+import io.refresher.prewarm.RefillPlanner;
 import io.refresher.redis.EpochMarkers;
 import io.refresher.redis.RedisEpochGuard;
 import io.refresher.redis.RedisPrewarmRecords;
 import io.refresher.redis.RedisTopology;
 import io.refresher.redis.RedisValuePresence;
 import io.refresher.refresh.RefreshSettings;
-import io.refresher.source.SourceDefinition;
 import java.util.UUID;
 
 /**
@@ -61,7 +61,11 @@ record PrewarmWiring(RedisEpochGuard epochGuard, Prewarmer prewarmer) {
             HotSetAdmission.registrationGrace(access.settings()),
             refresh.ttr().initial(),
             sources.queriesPerSecond(),
-            source -> sources.catalog().find(source).map(SourceDefinition::datasource).orElse(null),
+            source ->
+                sources.catalog()
+                    .find(source)
+                    .map(found -> new RefillPlanner.SourcePlace(found.datasource(), found.batch() == null ? 1 : found.batch().maxBatch()))
+                    .orElse(null),
             replicaId(),
             epochGuard,
             // The guard hands it a loss on this executor, so the epoch check never waits for a refill.

@@ -62,7 +62,7 @@ class PrewarmerTest {
   private final Prewarmer prewarmer =
       new Prewarmer(
           archive, new PopularityKeeper(new NoPopularity(), archive, ACCESS, clock), registry, registry, redis, redis, redis,
-          redis, ACCESS, GRACE, MARGIN, Map.of("db", 100), source -> "db", "replica-a", epoch::get, executor, clock);
+          redis, ACCESS, GRACE, MARGIN, Map.of("db", 100), source -> new RefillPlanner.SourcePlace("db", 1), "replica-a", epoch::get, executor, clock);
 
   @AfterEach
   void stop() {

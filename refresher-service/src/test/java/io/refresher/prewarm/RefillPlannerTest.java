@@ -60,4 +60,27 @@ class RefillPlannerTest {
 
     assertThat(plan).extracting(Planned::key).containsExactly("a", "b");
   }
+
+  @Test
+  void plan_batchSource_aRankPerBatchOfItsKeys_hottestFirst() {
+    // 10 queries/s: a rank is 100 ms. Source "p" computes 3 keys per query; "single" one.
+    List<Planned> plan =
+        RefillPlanner.plan(
+            List.of(
+                new Candidate("p1", 90, "db", true, "p", 3),
+                new Candidate("p2", 80, "db", true, "p", 3),
+                new Candidate("s1", 70, "db", true),
+                new Candidate("p3", 60, "db", true, "p", 3),
+                new Candidate("p4", 50, "db", true, "p", 3),
+                new Candidate("s2", 40, "db", true)),
+            Map.of("db", 10),
+            NOW);
+
+    Map<String, Double> due = new java.util.HashMap<>();
+    plan.forEach(planned -> due.put(planned.key(), planned.dueAtMillis() - NOW));
+    assertThat(due).containsEntry("p1", 0.0).containsEntry("p2", 0.0).containsEntry("p3", 0.0);
+    assertThat(due).as("s1: the next query").containsEntry("s1", 100.0);
+    assertThat(due).as("p4: a new batch of p, after s1").containsEntry("p4", 200.0);
+    assertThat(due).containsEntry("s2", 300.0);
+  }
 }
