@@ -31,6 +31,11 @@ public class RefreshFactory {
   @DecimalMax("1.0")
   private double jitter = 0.1;
 
+  /** After a late refresh, how much earlier (a random part of this fraction of the period) the next comes. */
+  @DecimalMin("0.0")
+  @DecimalMax("0.5")
+  private double backlogSpread = RefreshSettings.DEFAULT_BACKLOG_SPREAD;
+
   @NotNull
   @MinDuration(value = 10, unit = TimeUnit.MILLISECONDS)
   private Duration retryBase = Duration.milliseconds(500);
@@ -110,6 +115,16 @@ public class RefreshFactory {
   }
 
   @JsonProperty
+  public double getBacklogSpread() {
+    return backlogSpread;
+  }
+
+  @JsonProperty
+  public void setBacklogSpread(double backlogSpread) {
+    this.backlogSpread = backlogSpread;
+  }
+
+  @JsonProperty
   public Duration getRetryBase() {
     return retryBase;
   }
@@ -153,6 +168,7 @@ public class RefreshFactory {
         jitter,
         retryBase.toJavaDuration(),
         retryMax.toJavaDuration(),
-        maxValueSize.toBytes());
+        maxValueSize.toBytes(),
+        backlogSpread);
   }
 }

@@ -530,10 +530,14 @@ public final class RefreshDispatcher {
         LOG.debug("key '{}' not run: its claim lease ends at {}", key(), leaseUntilMillis);
         return false;
       }
-      Duration late = Duration.ofMillis(Math.max(0, now - plannedAtMillis));
+      Duration late = late(now);
       listener.onLag(late);
       lag.record(late);
       return true;
+    }
+
+    Duration late(long now) {
+      return Duration.ofMillis(Math.max(0, now - plannedAtMillis));
     }
 
     /** After the key's refresh: comes back when another refresh's lock ends, if that is why it was skipped. */
@@ -555,8 +559,9 @@ public final class RefreshDispatcher {
         return;
       }
       try {
-        if (mayRun(clock.millis())) {
-          after(refresher.refresh(registration, Trigger.SCHEDULED));
+        long now = clock.millis();
+        if (mayRun(now)) {
+          after(refresher.refresh(registration, Trigger.SCHEDULED, late(now)));
         }
       } catch (RuntimeException e) {
         // The executor would swallow it silently; the key's claim lease brings it back.
@@ -619,7 +624,8 @@ public final class RefreshDispatcher {
           }
         }
         if (!registrations.isEmpty()) {
-          Map<String, RefreshOutcome> outcomes = refresher.refreshBatch(registrations, Trigger.SCHEDULED);
+          Map<String, RefreshOutcome> outcomes =
+              refresher.refreshBatch(registrations, Trigger.SCHEDULED, running.get(0).late(now));
           for (DueRefresh task : running) {
             task.after(outcomes.get(task.key()));
           }

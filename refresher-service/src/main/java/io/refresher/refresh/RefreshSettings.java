@@ -18,6 +18,9 @@ import java.time.Duration;
  * @param retryBase first retry delay after a failure; doubles per consecutive failure
  * @param retryMax longest retry delay
  * @param maxValueBytes largest value written; a larger one is refused and reported on the key
+ * @param backlogSpread after a refresh that started late (a backlog), the next one is moved earlier
+ *     by a random part of up to this fraction of the period, so that keys a backlog bunched
+ *     together come back spread out instead of as a backlog again; 0 turns it off
  */
 public record RefreshSettings(
     TtrSettings ttr,
@@ -27,4 +30,22 @@ public record RefreshSettings(
     double jitterFraction,
     Duration retryBase,
     Duration retryMax,
-    long maxValueBytes) {}
+    long maxValueBytes,
+    double backlogSpread) {
+
+  /** The default {@link #backlogSpread}: 5 % of the period. */
+  public static final double DEFAULT_BACKLOG_SPREAD = 0.05;
+
+  /** Settings with the default backlog spread. */
+  public RefreshSettings(
+      TtrSettings ttr,
+      double maxTtrFraction,
+      Duration lockLease,
+      Duration staleGrace,
+      double jitterFraction,
+      Duration retryBase,
+      Duration retryMax,
+      long maxValueBytes) {
+    this(ttr, maxTtrFraction, lockLease, staleGrace, jitterFraction, retryBase, retryMax, maxValueBytes, DEFAULT_BACKLOG_SPREAD);
+  }
+}

@@ -72,6 +72,15 @@ public final class Refresher {
   private final InstantSource clock;
   private final RefreshTracing tracing;
 
+  /** A scheduled refresh that starts at least this late is taken for part of a backlog. */
+  static final Duration LATE_START = Duration.ofMillis(100);
+
+  /**
+   * How late the refresh running on this thread started (the dispatcher says; absent for others):
+   * read where its next refresh is planned, which is several calls down.
+   */
+  private static final ThreadLocal<Duration> STARTED_LATE = new ThreadLocal<>();
+
   /** A refresher that traces nothing. */
   public Refresher(
       ValueLoader loader,
@@ -125,6 +134,29 @@ public final class Refresher {
   /** See {@link KeyLocks#releaseAbandoned()}. */
   public void releaseAbandonedLocks() {
     locks.releaseAbandoned();
+  }
+
+  /**
+   * A scheduled refresh that started {@code late}: after a start {@link #LATE_START} late or more,
+   * its key's next refresh is spread ({@link RefreshSettings#backlogSpread()}).
+   */
+  public RefreshOutcome refresh(Registration registration, Trigger trigger, Duration late) {
+    STARTED_LATE.set(late);
+    try {
+      return refresh(registration, trigger);
+    } finally {
+      STARTED_LATE.remove();
+    }
+  }
+
+  /** As {@link #refreshBatch(List, Trigger)}, for keys whose scheduled start was {@code late}. */
+  public Map<String, RefreshOutcome> refreshBatch(List<Registration> registrations, Trigger trigger, Duration late) {
+    STARTED_LATE.set(late);
+    try {
+      return refreshBatch(registrations, trigger);
+    } finally {
+      STARTED_LATE.remove();
+    }
   }
 
   public RefreshOutcome refresh(Registration registration, Trigger trigger) {
@@ -503,7 +535,7 @@ public final class Refresher {
   private Next scheduleNext(
       Registration registration, Duration ttl, CacheStore.WriteResult result, Instant expiresAt, Duration took, String what) {
     TtrDecision ttr = ttrFor(ttl, registration, result.recentDurations());
-    Instant planned = planner.nextRefreshAt(expiresAt, ttr);
+    Instant planned = dispersed(planner.nextRefreshAt(expiresAt, ttr));
     // A batch source's keys due within one window share their time, and so one query (earlier only).
     Instant next =
         loader.batchForm(registration).map(batch -> Instant.ofEpochMilli(batch.aligned(planned.toEpochMilli()))).orElse(planned);
@@ -524,6 +556,22 @@ public final class Refresher {
         ttr.ttr().toMillis(),
         next);
     return new Next(ttr, next);
+  }
+
+  /**
+   * After a refresh that started late, the next one moved earlier by a random part of up to {@link
+   * RefreshSettings#backlogSpread()} of the period: keys that a backlog ran back to back (a Redis
+   * pause, an overload) would otherwise come back due back to back, a backlog again at every cycle.
+   * Earlier only, so a key is never refreshed later than planned.
+   */
+  private Instant dispersed(Instant planned) {
+    Duration late = STARTED_LATE.get();
+    if (late == null || late.compareTo(LATE_START) < 0 || settings.backlogSpread() <= 0) {
+      return planned;
+    }
+    long period = planned.toEpochMilli() - clock.millis();
+    long spread = (long) (period * settings.backlogSpread());
+    return spread <= 0 ? planned : planned.minusMillis(java.util.concurrent.ThreadLocalRandom.current().nextLong(spread + 1));
   }
 
   /** A key's TTR and the next refresh planned from it. */

@@ -106,6 +106,33 @@ class RefresherTest {
   }
 
   @Test
+  void refresh_startedLate_nextRefreshSpreadEarlierByAtMostTheBacklogSpread() {
+    loader.value = "v";
+    loader.takes = Duration.ofSeconds(2);
+    java.util.Set<Instant> planned = new java.util.HashSet<>();
+    for (int i = 0; i < 50; i++) {
+      rescheduler.calls.clear();
+      refresher.refresh(PRODUCT, Trigger.SCHEDULED, Duration.ofSeconds(3));
+      clock.set(T0); // each run computes at T0+2s, due at T0+57s before the spread
+      planned.add(rescheduler.calls.get(0).getValue());
+    }
+
+    // 5 % of the period from the write (T0+2s) to T0+57s: 2.75 s at most, earlier only
+    assertThat(planned).allSatisfy(at -> assertThat(at).isBetween(T0.plusSeconds(57).minusMillis(2750), T0.plusSeconds(57)));
+    assertThat(planned).as("spread, not one time").hasSizeGreaterThan(10);
+  }
+
+  @Test
+  void refresh_startedOnTime_nextRefreshNotSpread() {
+    loader.value = "v";
+    loader.takes = Duration.ofSeconds(2);
+
+    refresher.refresh(PRODUCT, Trigger.SCHEDULED, Duration.ofMillis(99));
+
+    assertThat(rescheduler.calls).containsExactly(Map.entry("product:42", T0.plusSeconds(57)));
+  }
+
+  @Test
   void refresh_sourceSucceeds_returnsRefreshed() {
     loader.value = "v";
     loader.takes = Duration.ofMillis(1500);
@@ -704,6 +731,10 @@ class RefresherTest {
 
     void advance(Duration duration) {
       now = now.plus(duration);
+    }
+
+    void set(Instant at) {
+      now = at;
     }
   }
 
