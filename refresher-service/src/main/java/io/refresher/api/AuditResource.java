@@ -114,7 +114,7 @@ public final class AuditResource {
     }
     Duration parsed;
     try {
-      parsed = Duration.parse(text);
+      parsed = IsoDuration.parse(text);
     } catch (DateTimeParseException e) {
       throw new InvalidRegistrationException("window", "must be an ISO-8601 duration such as PT1H");
     }

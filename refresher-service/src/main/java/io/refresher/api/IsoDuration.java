@@ -22,6 +22,19 @@ public final class IsoDuration extends StdScalarDeserializer<Duration> {
     super(Duration.class);
   }
 
+  /**
+   * {@code Duration.parse}, which also takes a {@code T} with no time after it ({@code P1DT}); ISO
+   * 8601 and the API's documented pattern do not.
+   *
+   * @throws DateTimeParseException when the text is not an ISO-8601 duration
+   */
+  public static Duration parse(String text) {
+    if (!text.isEmpty() && (text.charAt(text.length() - 1) == 'T' || text.charAt(text.length() - 1) == 't')) {
+      throw new DateTimeParseException("a T must be followed by hours, minutes or seconds", text, text.length() - 1);
+    }
+    return Duration.parse(text);
+  }
+
   @Override
   public Duration deserialize(JsonParser parser, DeserializationContext context) throws IOException {
     if (!parser.hasToken(JsonToken.VALUE_STRING)) {
@@ -29,7 +42,7 @@ public final class IsoDuration extends StdScalarDeserializer<Duration> {
     }
     String text = parser.getText();
     try {
-      return Duration.parse(text);
+      return parse(text);
     } catch (DateTimeParseException e) {
       return (Duration) context.handleWeirdStringValue(Duration.class, text, "not an ISO-8601 duration such as PT5M");
     }
