@@ -107,6 +107,49 @@ class BatchedRefreshScriptsIT {
   }
 
   /**
+   * A batch refresh's keys: their locks asked for together, a key another holder has answered
+   * empty, then their values written together, each under its own lock's token; a few script calls
+   * for 200 keys, not 400 round trips.
+   */
+  @Test
+  void aBatchRefreshsLocksAndWrites_sentTogether_eachKeyItsOwnAnswer() {
+    List<String> keys = java.util.stream.IntStream.range(0, 200).mapToObj(i -> "batch:all:" + i).toList();
+    KeyLocks.HeldLock other = locks.tryAcquire("batch:all:17", Duration.ofSeconds(30)).orElseThrow();
+    long lockRequestsBefore = locks.requests();
+    long writeRequestsBefore = store.writeRequests();
+
+    Map<String, KeyLocks.Attempt> attempts = locks.tryAcquireAll(keys, Duration.ofSeconds(30));
+
+    assertThat(attempts.get("batch:all:17").lock()).as("held by another").isEmpty();
+    assertThat(attempts.values()).allSatisfy(attempt -> assertThat(attempt.failure()).isNull());
+    List<CacheStore.WriteRequest> writes = new ArrayList<>();
+    Instant now = Instant.now();
+    for (String key : keys) {
+      attempts.get(key).lock().ifPresent(lock -> writes.add(
+          new CacheStore.WriteRequest(
+              key, "v:" + key, new Fence(1, lock.token()), 0, new CacheStore.ValueMeta(now, Duration.ofMillis(3), now.plusSeconds(30)),
+              Duration.ofMinutes(1), 20, lock)));
+    }
+    Map<String, CacheStore.WriteAttempt> written = store.writeAll(writes);
+
+    assertThat(writes).hasSize(199);
+    for (CacheStore.WriteRequest write : writes) {
+      assertThat(written.get(write.key()).result().written()).as("write of %s", write.key()).isTrue();
+      assertThat(value(write.key())).isEqualTo("v:" + write.key());
+      assertThat(meta(write.key())).containsEntry("token", Long.toString(write.fence().token()));
+    }
+    assertThat(value("batch:all:17")).isNull();
+    // the first call leaves alone, the rest queued behind it in batches of the scripts' limits
+    assertThat(locks.requests() - lockRequestsBefore)
+        .as("lock script calls for 200 keys")
+        .isLessThanOrEqualTo(1 + (200 + RedisKeyLocks.MAX_BATCH - 1) / RedisKeyLocks.MAX_BATCH);
+    assertThat(store.writeRequests() - writeRequestsBefore)
+        .as("write script calls for 199 keys")
+        .isLessThanOrEqualTo(1 + (199 + RedisCacheStore.MAX_WRITE_BATCH - 1) / RedisCacheStore.MAX_WRITE_BATCH);
+    other.release();
+  }
+
+  /**
    * Many threads writing at once, several batches on the wire: every write is answered, once, with
    * its own result. (Two threads taking batches at once once put one write in two batches and the
    * next in none: its caller waited 30 s for a reply that never came.)

@@ -126,7 +126,30 @@ final class BatchedScript<T, R> {
    * @throws RedisException when Redis could not be reached or answered with an error
    */
   R call(T item) {
-    CompletableFuture<R> answer = submit(item);
+    return await(submit(item));
+  }
+
+  /**
+   * Queues every item before sending, so that they leave together (a batch of up to the batch
+   * limit each) instead of the first alone.
+   */
+  List<CompletableFuture<R>> submitAll(List<T> items) {
+    List<CompletableFuture<R>> answers = new ArrayList<>(items.size());
+    for (T item : items) {
+      CompletableFuture<R> answer = new CompletableFuture<>();
+      queue.add(new Pending<>(item, answer));
+      answers.add(answer);
+    }
+    drain();
+    return answers;
+  }
+
+  /**
+   * Waits for an answer of {@link #submit} or {@link #submitAll}.
+   *
+   * @throws RedisException when Redis could not be reached or answered with an error
+   */
+  R await(CompletableFuture<R> answer) {
     try {
       return answer.get(maxWait.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {

@@ -312,6 +312,38 @@ public final class RedisCacheStore implements CacheStore {
     }
   }
 
+  /** The writes in as few script calls as the batch limits allow. */
+  @Override
+  public java.util.Map<String, WriteAttempt> writeAll(List<WriteRequest> requests) {
+    java.util.Map<String, WriteAttempt> attempts = new java.util.HashMap<>();
+    try {
+      reachability.require("RedisCacheStore.writeAll");
+    } catch (CacheUnavailableException e) {
+      requests.forEach(request -> attempts.put(request.key(), new WriteAttempt(null, e)));
+      return attempts;
+    }
+    List<Write> items = new ArrayList<>(requests.size());
+    for (WriteRequest r : requests) {
+      items.add(Write.of(r.key(), r.lock(), r.value(), r.fence(), r.generation(), r.meta(), r.physicalTtl(), r.history(), false));
+      if (r.lock() instanceof RedisKeyLocks.Held held) {
+        held.releasedByScript();
+      }
+    }
+    List<java.util.concurrent.CompletableFuture<WriteResult>> answers = writes.submitAll(items);
+    for (int i = 0; i < requests.size(); i++) {
+      WriteRequest request = requests.get(i);
+      try {
+        attempts.put(request.key(), new WriteAttempt(writes.await(answers.get(i)), null));
+      } catch (RedisException e) {
+        if (request.lock() instanceof RedisKeyLocks.Held held) {
+          held.releaseUnconfirmed();
+        }
+        attempts.put(request.key(), new WriteAttempt(null, unavailable("write of key '" + request.key() + "'", e)));
+      }
+    }
+    return attempts;
+  }
+
   @Override
   public WriteResult extend(
       String key,

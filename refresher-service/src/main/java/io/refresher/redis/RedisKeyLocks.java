@@ -1,6 +1,7 @@
 package io.refresher.redis;
 
 import io.refresher.client.protocol.CacheKeys;
+import io.refresher.failure.CacheUnavailableException;
 import io.refresher.refresh.KeyLocks;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -213,6 +214,43 @@ public final class RedisKeyLocks implements KeyLocks {
       return Optional.empty();
     }
     return Optional.of(new Held(this, name, acquisition.owner(), token, key, lease.toMillis()));
+  }
+
+  /** The keys' acquisitions in as few script calls as the batch limit allows. */
+  @Override
+  public java.util.Map<String, Attempt> tryAcquireAll(List<String> keys, Duration lease) {
+    java.util.Map<String, Attempt> attempts = new java.util.LinkedHashMap<>();
+    try {
+      reachability.require("RedisKeyLocks.tryAcquireAll");
+    } catch (CacheUnavailableException e) {
+      keys.forEach(key -> attempts.put(key, new Attempt(Optional.empty(), e)));
+      return attempts;
+    }
+    List<Acquisition> wanted = new ArrayList<>(keys.size());
+    for (String key : keys) {
+      String name = CacheKeys.lockName(key);
+      Abandoned earlier = abandoned.get(name);
+      wanted.add(
+          new Acquisition(
+              name, tokenCounterName(key), lease.toMillis(), ownerPrefix + ownerSequence.incrementAndGet(), earlier == null ? "" : earlier.owner()));
+    }
+    List<CompletableFuture<Long>> answers = acquisitions.submitAll(wanted);
+    for (int i = 0; i < keys.size(); i++) {
+      String key = keys.get(i);
+      Acquisition acquisition = wanted.get(i);
+      try {
+        long token = acquisitions.await(answers.get(i));
+        attempts.put(
+            key,
+            new Attempt(
+                token < 0 ? Optional.empty() : Optional.of(new Held(this, acquisition.lockName(), acquisition.owner(), token, key, lease.toMillis())),
+                null));
+      } catch (RedisException e) {
+        suspect(acquisition.lockName(), acquisition.owner(), lease.toMillis());
+        attempts.put(key, new Attempt(Optional.empty(), RedisCacheStore.unavailable("lock of key '" + key + "'", e)));
+      }
+    }
+    return attempts;
   }
 
   @Override

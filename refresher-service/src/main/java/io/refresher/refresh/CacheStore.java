@@ -1,8 +1,8 @@
 package io.refresher.refresh;
 
+import io.refresher.failure.CacheUnavailableException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -87,6 +87,40 @@ public interface CacheStore {
       Duration physicalTtl,
       int history,
       KeyLocks.HeldLock lock);
+
+  /** One write of {@link #writeAll}: the arguments of {@link #write}. */
+  record WriteRequest(
+      String key,
+      String value,
+      Fence fence,
+      long generation,
+      ValueMeta meta,
+      Duration physicalTtl,
+      int history,
+      KeyLocks.HeldLock lock) {}
+
+  /** What became of one write of {@link #writeAll}: its result, or why Redis could not be asked. */
+  record WriteAttempt(WriteResult result, CacheUnavailableException failure) {}
+
+  /**
+   * The writes of a batch refresh's keys, each exactly as {@link #write}; an implementation sends
+   * them together. Never throws: a write that could not be made says so.
+   *
+   * @return by key
+   */
+  default java.util.Map<String, WriteAttempt> writeAll(List<WriteRequest> writes) {
+    java.util.Map<String, WriteAttempt> attempts = new java.util.HashMap<>();
+    for (WriteRequest w : writes) {
+      try {
+        attempts.put(
+            w.key(),
+            new WriteAttempt(write(w.key(), w.value(), w.fence(), w.generation(), w.meta(), w.physicalTtl(), w.history(), w.lock()), null));
+      } catch (CacheUnavailableException e) {
+        attempts.put(w.key(), new WriteAttempt(null, e));
+      }
+    }
+    return attempts;
+  }
 
   /**
    * Extends the TTL of the value now stored, without rewriting it, after its source said it still

@@ -1,5 +1,6 @@
 package io.refresher.refresh;
 
+import io.refresher.failure.CacheUnavailableException;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -27,6 +28,30 @@ public interface KeyLocks {
    * @throws CacheUnavailableException when Redis cannot be reached
    */
   Optional<HeldLock> tryAcquire(String key, Duration lease);
+
+  /**
+   * One key's try of {@link #tryAcquireAll}: its lock, empty when another refresh holds it, or why
+   * Redis could not be asked ({@code failure} set, {@code lock} empty).
+   */
+  record Attempt(Optional<HeldLock> lock, CacheUnavailableException failure) {}
+
+  /**
+   * Tries once to take the lock of each key (a batch refresh's keys), as {@link #tryAcquire} does
+   * for one; an implementation sends them together. Never throws: a key whose try failed says so.
+   *
+   * @return by key, in the order given
+   */
+  default java.util.Map<String, Attempt> tryAcquireAll(java.util.List<String> keys, Duration lease) {
+    java.util.Map<String, Attempt> attempts = new java.util.LinkedHashMap<>();
+    for (String key : keys) {
+      try {
+        attempts.put(key, new Attempt(tryAcquire(key, lease), null));
+      } catch (CacheUnavailableException e) {
+        attempts.put(key, new Attempt(Optional.empty(), e));
+      }
+    }
+    return attempts;
+  }
 
   /**
    * How much longer the lock of a key that another refresh holds lasts at most: the rest of its

@@ -245,17 +245,18 @@ public final class Refresher {
     try (SourceLoad.Admission admitted = admission.get()) {
       Map<Registration, KeyLocks.HeldLock> held = new LinkedHashMap<>();
       try {
+        // the keys' locks in one script call (a batch limit's worth per call)
+        Map<String, KeyLocks.Attempt> attempts =
+            locks.tryAcquireAll(registrations.stream().map(Registration::key).toList(), settings.lockLease());
         for (Registration registration : registrations) {
-          try {
-            Optional<KeyLocks.HeldLock> lock = locks.tryAcquire(registration.key(), settings.lockLease());
-            if (lock.isPresent()) {
-              held.put(registration, lock.get());
-            } else {
-              LOG.debug("refresh of key '{}' skipped: another refresh holds its lock", registration.key());
-              outcomes.put(registration.key(), new Skipped(Skipped.Reason.LOCKED, lockedUntil(registration.key())));
-            }
-          } catch (CacheUnavailableException e) {
-            outcomes.put(registration.key(), failedWithoutLock(registration, e));
+          KeyLocks.Attempt attempt = attempts.get(registration.key());
+          if (attempt.failure() != null) {
+            outcomes.put(registration.key(), failedWithoutLock(registration, attempt.failure()));
+          } else if (attempt.lock().isPresent()) {
+            held.put(registration, attempt.lock().get());
+          } else {
+            LOG.debug("refresh of key '{}' skipped: another refresh holds its lock", registration.key());
+            outcomes.put(registration.key(), new Skipped(Skipped.Reason.LOCKED, lockedUntil(registration.key())));
           }
         }
         if (held.isEmpty()) {
@@ -311,6 +312,7 @@ public final class Refresher {
     }
     // Every key of the batch took the batch's time to compute: its TTR learns from that.
     Duration took = Duration.between(started, clock.instant());
+    List<PreparedWrite> prepared = new ArrayList<>(locked.size());
     for (Registration registration : locked) {
       Fence fence = new Fence(epoch, held.get(registration).token());
       try (MDC.MDCCloseable key = MDC.putCloseable(LOG_KEY, registration.key())) {
@@ -337,7 +339,7 @@ public final class Refresher {
                   null));
           continue;
         }
-        outcomes.put(registration.key(), write(registration, item.value(), fence, took, held.get(registration)));
+        prepared.add(prepare(registration, item.value(), fence, took, held.get(registration)));
       } catch (CacheUnavailableException e) {
         outcomes.put(registration.key(), failed(registration, fence, "REDIS", e.getMessage(), null, started, null));
       } catch (RuntimeException e) {
@@ -345,6 +347,31 @@ public final class Refresher {
         outcomes.put(
             registration.key(),
             failed(registration, fence, "ERROR", "unexpected " + e.getClass().getSimpleName() + " (see the service's log)", null, started, null));
+      }
+    }
+    if (prepared.isEmpty()) {
+      return;
+    }
+    // The values in as few script calls as the write batches allow, then each key's outcome.
+    Map<String, CacheStore.WriteAttempt> attempts;
+    try (RefreshTracing.Step span = tracing.write(prepared.get(0).registration())) {
+      attempts = store.writeAll(prepared.stream().map(PreparedWrite::request).toList());
+      span.outcome("batch of " + prepared.size());
+    }
+    for (PreparedWrite write : prepared) {
+      Registration registration = write.registration();
+      CacheStore.WriteAttempt attempt = attempts.get(registration.key());
+      try (MDC.MDCCloseable key = MDC.putCloseable(LOG_KEY, registration.key())) {
+        outcomes.put(
+            registration.key(),
+            attempt.failure() != null
+                ? failed(registration, write.request().fence(), "REDIS", attempt.failure().getMessage(), null, started, null)
+                : written(write, attempt.result()));
+      } catch (RuntimeException e) {
+        LOG.error("refresh of key '{}' failed unexpectedly", registration.key(), e);
+        outcomes.put(
+            registration.key(),
+            failed(registration, write.request().fence(), "ERROR", "unexpected " + e.getClass().getSimpleName() + " (see the service's log)", null, started, null));
       }
     }
   }
@@ -484,28 +511,48 @@ public final class Refresher {
 
   private RefreshOutcome write(
       Registration registration, Loaded.Value computed, Fence fence, Duration took, KeyLocks.HeldLock held) {
-    Instant computedAt = clock.instant();
-    Duration ttl = ttlOf(registration, computed.ttl());
-    Instant expiresAt = computedAt.plus(ttl);
+    PreparedWrite prepared = prepare(registration, computed, fence, took, held);
+    CacheStore.WriteRequest w = prepared.request();
     CacheStore.WriteResult result =
         traced(
             registration,
-            () ->
-                store.write(
-                    registration.key(),
-                    computed.value(),
-                    fence,
-                    registration.generation(),
-                    new CacheStore.ValueMeta(computedAt, took, expiresAt, computed.validator()),
-                    planner.physicalTtl(ttl),
-                    ttrs.settings().history(),
-                    held));
-    if (!result.written()) {
-      return notWritten(registration, fence, result.status());
-    }
-    Next next = scheduleNext(registration, ttl, result, expiresAt, took, "refreshed");
-    return new Refreshed(computedAt, took, expiresAt, next.at(), next.ttr().ttr(), fence);
+            () -> store.write(w.key(), w.value(), w.fence(), w.generation(), w.meta(), w.physicalTtl(), w.history(), w.lock()));
+    return written(prepared, result);
   }
+
+  /** A value's write as planned, and what its outcome is made of. */
+  private record PreparedWrite(Registration registration, CacheStore.WriteRequest request, Duration ttl, Duration took) {}
+
+  private PreparedWrite prepare(
+      Registration registration, Loaded.Value computed, Fence fence, Duration took, KeyLocks.HeldLock held) {
+    Instant computedAt = clock.instant();
+    Duration ttl = ttlOf(registration, computed.ttl());
+    Instant expiresAt = computedAt.plus(ttl);
+    return new PreparedWrite(
+        registration,
+        new CacheStore.WriteRequest(
+            registration.key(),
+            computed.value(),
+            fence,
+            registration.generation(),
+            new CacheStore.ValueMeta(computedAt, took, expiresAt, computed.validator()),
+            planner.physicalTtl(ttl),
+            ttrs.settings().history(),
+            held),
+        ttl,
+        took);
+  }
+
+  /** After the write: refused, or the key's next refresh planned and its outcome. */
+  private RefreshOutcome written(PreparedWrite prepared, CacheStore.WriteResult result) {
+    CacheStore.WriteRequest w = prepared.request();
+    if (!result.written()) {
+      return notWritten(prepared.registration(), w.fence(), result.status());
+    }
+    Next next = scheduleNext(prepared.registration(), prepared.ttl(), result, w.meta().expiresAt(), prepared.took(), "refreshed");
+    return new Refreshed(w.meta().computedAt(), prepared.took(), w.meta().expiresAt(), next.at(), next.ttr().ttr(), w.fence());
+  }
+
 
   /**
    * The source said the value still holds: extends its TTL with the fenced script. Empty when the
