@@ -347,22 +347,45 @@ async function feeds() {
     el("p", { class: "muted" }, "One replica listens to each datasource (or reads its log); the others stand by and take over when it goes. Dropped: changes let go when the pending set was full; the keys' scheduled refreshes catch them up.")];
 }
 
+// The refill's figures are redrawn every second in place; the start button stays the same element,
+// so that it keeps the keyboard's focus (and a click) while the page follows the refill.
 async function prewarm() {
-  const view = await api("GET", "/v1/prewarm");
-  const run = view.prewarm ?? {};
-  const total = (run.done ?? 0) + (run.left ?? 0) + (run.failed ?? 0);
+  const mine = routing;
+  const live = el("div", { id: "prewarm-live", "aria-live": "polite" });
   const start = el("button", {
-    class: "action", id: "start-prewarm", type: "button", disabled: role !== "admin" || run.state === "running",
-    onclick: async () => { await api("POST", "/v1/prewarm"); route(); },
+    class: "action", id: "start-prewarm", type: "button", disabled: true,
+    onclick: async () => {
+      start.disabled = true;
+      try {
+        await api("POST", "/v1/prewarm");
+      } catch (error) {
+        live.append(el("p", { class: "error", role: "alert" }, `Could not start: ${error.message}`));
+      }
+      await draw();
+    },
   }, "Start a refill");
-  timer = setTimeout(() => route(), 1000);
-  return [
-    el("h2", {}, "Prewarm"),
-    el("dl", { id: "prewarm-facts" },
-      [["State", run.state ?? "none"], ["Trigger", run.trigger ?? "–"], ["Done", run.done ?? 0], ["Left", run.left ?? 0], ["Failed", run.failed ?? 0]]
-        .map(([label, value]) => [el("dt", {}, label), el("dd", { "data-fact": label }, value)])),
-    el("progress", { max: total || 1, value: run.done ?? 0, "aria-label": "Refill progress" }),
-    el("p", {}, start)];
+  const draw = async () => {
+    const run = (await api("GET", "/v1/prewarm")).prewarm ?? {};
+    const total = (run.done ?? 0) + (run.left ?? 0) + (run.failed ?? 0);
+    live.replaceChildren(
+      el("dl", { id: "prewarm-facts" },
+        [["State", run.state ?? "none"], ["Trigger", run.trigger ?? "–"], ["Done", run.done ?? 0], ["Left", run.left ?? 0], ["Failed", run.failed ?? 0]]
+          .map(([label, value]) => [el("dt", {}, label), el("dd", { "data-fact": label }, value)])),
+      el("progress", { max: total || 1, value: run.done ?? 0, "aria-label": "Refill progress" }));
+    start.disabled = role !== "admin" || run.state === "running";
+  };
+  const follow = async () => {
+    if (mine !== routing) return; // the operator moved on
+    try {
+      await draw();
+    } catch (error) {
+      // shown again at the next second; a page that cannot load says so through route()
+    }
+    if (mine === routing) timer = setTimeout(follow, 1000);
+  };
+  await draw();
+  timer = setTimeout(follow, 1000);
+  return [el("h2", {}, "Prewarm"), live, el("p", {}, start)];
 }
 
 // Each navigation has a number; a page whose data came back after the operator moved on is not shown.
