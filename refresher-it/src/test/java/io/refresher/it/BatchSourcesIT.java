@@ -125,6 +125,25 @@ class BatchSourcesIT {
     assertThat(APP.database().executionsOf("manual_batch") - batchesBefore).as("batch queries for 22 keys").isEqualTo(1);
     assertThat(APP.database().executionsOf("manual_single") - singlesBefore).as("single-key queries").isZero();
     assertThat(JSON.readTree(APP.get("manual:7")).get("name").asText()).as("a key's value: its own row").isEqualTo("p7");
+    assertThat(prometheus("refresher_batch_keys_sum{source=\"" + MANUAL + "\"}")).as("keys of the manual source's batch queries").isEqualTo(22);
+    assertThat(prometheus("refresher_redis_lock_requests_total")).as("lock script calls, served").isPositive();
+  }
+
+  /** A sample's value on the admin port's {@code /metrics/prometheus}; -1 when it is not there. */
+  private static double prometheus(String series) throws Exception {
+    java.net.http.HttpResponse<String> response =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + EXTENSION.getAdminPort() + "/metrics/prometheus"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    for (String line : response.body().split("\n")) {
+      if (line.startsWith(series + " ")) {
+        return Double.parseDouble(line.substring(series.length() + 1).trim().split(" ")[0]);
+      }
+    }
+    return -1;
   }
 
   @Test

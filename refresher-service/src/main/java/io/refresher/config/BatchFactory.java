@@ -10,22 +10,32 @@ import jakarta.validation.constraints.NotNull;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The {@code batch:} block of a SQL source with one parameter: the query that computes many of its
- * keys at once. See {@code docs/sources.md} ("Batch sources").
+ * The {@code batch:} block of a source with one parameter: the query, or the request, that computes
+ * many of its keys at once. See {@code docs/sources.md} ("Batch sources").
  *
  * <pre>
- *     batch:
+ *     batch:                 # a SQL source's
  *       sql: SELECT id, name, price FROM product WHERE id = ANY(:id)   # :id bound as an array
  *       keyColumn: id        # the column holding the parameter value a row belongs to
  *       maxBatch: 500        # keys per query at most
  *       window: 1s           # keys due within this of each other are refreshed together
+ *     batch:                 # an HTTP source's
+ *       http: { endpoint: catalog, method: POST, path: /products:batchGet, body: { ids: "{id}" }, pointer: /items }
+ *       itemId: /id          # JSON Pointer, within an item, to the id it belongs to
+ *       itemValue: /data     # optional: the value within an item (default: the whole item)
  * </pre>
  */
 public class BatchFactory {
 
-  @NotNull @JsonProperty private String sql;
+  @JsonProperty private String sql;
 
-  @NotNull @JsonProperty private String keyColumn;
+  @JsonProperty private String keyColumn;
+
+  @jakarta.validation.Valid @JsonProperty private HttpSourceFactory http;
+
+  @JsonProperty private String itemId;
+
+  @JsonProperty private String itemValue;
 
   @Min(1)
   @Max(10_000)
@@ -69,7 +79,34 @@ public class BatchFactory {
     this.window = window;
   }
 
+  public HttpSourceFactory getHttp() {
+    return http;
+  }
+
+  public void setHttp(HttpSourceFactory http) {
+    this.http = http;
+  }
+
+  public String getItemId() {
+    return itemId;
+  }
+
+  public void setItemId(String itemId) {
+    this.itemId = itemId;
+  }
+
+  public String getItemValue() {
+    return itemValue;
+  }
+
+  public void setItemValue(String itemValue) {
+    this.itemValue = itemValue;
+  }
+
   public BatchForm build() {
+    if (http != null) {
+      return BatchForm.http(http.build(), itemId, itemValue == null || itemValue.isEmpty() ? null : itemValue, maxBatch, window.toJavaDuration());
+    }
     return new BatchForm(sql, keyColumn, maxBatch, window.toJavaDuration());
   }
 }

@@ -202,7 +202,8 @@ public class SourceFactory {
           null,
           null,
           valueTtl == null ? null : valueTtl.build(),
-          notFound == null ? null : notFound.build(true));
+          notFound == null ? null : notFound.build(true),
+          batch == null ? null : batch.build());
     }
     return new SourceDefinition(
         name,

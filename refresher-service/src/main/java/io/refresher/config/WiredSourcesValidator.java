@@ -168,6 +168,9 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
     if (pool != null && pool.getUrl() != null && !pool.getUrl().startsWith("jdbc:postgresql:")) {
       valid = violation(context, path, "needs a PostgreSQL datasource (the parameter is bound as a PostgreSQL array)");
     }
+    if (batch.getHttp() != null || batch.getItemId() != null || batch.getItemValue() != null) {
+      valid = violation(context, path, "of a SQL source takes sql and keyColumn (http, itemId and itemValue are an HTTP source's)");
+    }
     if (batch.getSql() == null || batch.getSql().isBlank()) {
       return violation(context, path + ".sql", "must not be blank");
     }
@@ -183,6 +186,61 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
       valid = violation(context, path + ".sql", "must use exactly the source's parameter " + declared + " (bound as an array, e.g. = ANY(:name)); it uses " + used);
     }
     return valid;
+  }
+
+  /**
+   * An HTTP source's batch form: a POST to the source's endpoint whose JSON body holds the one
+   * parameter as a whole value (sent as an array), a pointer to the response's items, and the id
+   * within an item.
+   */
+  private static boolean validHttpBatch(
+      ConstraintValidatorContext context, String path, SourceFactory source, HttpSourceFactory single, Map<String, HttpEndpointFactory> endpoints) {
+    BatchFactory batch = source.getBatch();
+    boolean valid = true;
+    Set<String> declared = source.getParams() == null ? Set.of() : new TreeSet<>(source.getParams().keySet());
+    if (declared.size() != 1) {
+      valid = violation(context, path, "needs a source with exactly one parameter (its values are sent as one array); it declares " + declared);
+    }
+    if (batch.getSql() != null || batch.getKeyColumn() != null) {
+      valid = violation(context, path, "of an HTTP source takes http, itemId and itemValue (sql and keyColumn are a SQL source's)");
+    }
+    HttpSourceFactory http = batch.getHttp();
+    if (http == null) {
+      return violation(context, path + ".http", "must give the batch request (a POST whose JSON body holds the parameter)");
+    }
+    if (http.getEndpoint() != null && !http.getEndpoint().equals(single.getEndpoint())) {
+      valid = violation(context, path + ".http.endpoint", "must be the source's own endpoint '" + single.getEndpoint() + "'");
+    }
+    if (!"POST".equalsIgnoreCase(http.getMethod())) {
+      valid = violation(context, path + ".http.method", "must be POST (the keys' values go in its JSON body)");
+    }
+    if (http.getBody() == null || http.getBody().isNull() || declared.size() != 1
+        || !wholePlaceholderIn(http.getBody(), "{" + declared.iterator().next() + "}")) {
+      valid = violation(context, path + ".http.body", "must hold the parameter as a whole JSON string (\"{name}\"), which is sent as the array of the keys' values");
+    }
+    if (http.getPointer() == null || http.getPointer().isEmpty()) {
+      valid = violation(context, path + ".http.pointer", "must point at the array of items in the response");
+    }
+    if (batch.getItemId() == null || batch.getItemId().isEmpty()) {
+      valid = violation(context, path + ".itemId", "must be the JSON Pointer, within an item, to the id it belongs to (e.g. /id)");
+    }
+    for (HttpSourceValidation.Violation broken : HttpSourceValidation.check(path + ".http", http, declared)) {
+      valid = violation(context, broken.path(), broken.rule());
+    }
+    return valid;
+  }
+
+  /** Whether a JSON tree holds {@code placeholder} as one of its strings, whole. */
+  private static boolean wholePlaceholderIn(com.fasterxml.jackson.databind.JsonNode node, String placeholder) {
+    if (node.isTextual()) {
+      return node.textValue().equals(placeholder);
+    }
+    for (com.fasterxml.jackson.databind.JsonNode child : node) {
+      if (wholePlaceholderIn(child, placeholder)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean validHttpSource(
@@ -202,7 +260,7 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
       valid = violation(context, path + ".changes", "is for SQL sources (PostgreSQL LISTEN/NOTIFY)");
     }
     if (source.getBatch() != null) {
-      valid = violation(context, path + ".batch", "is for SQL sources for now (an HTTP batch request is not built yet)");
+      valid &= validHttpBatch(context, path + ".batch", source, http, endpoints);
     }
     if (source.getNotFound() != null && source.getNotFound().getHttpStatus() != null) {
       for (Integer status : source.getNotFound().getHttpStatus()) {

@@ -104,6 +104,14 @@ final class BodyTemplate {
   }
 
   private static JsonNode typed(String name, Object value) throws TemplateValueException {
+    if (value instanceof List<?> values) {
+      // a batch request's parameter: the keys' values, as one JSON array
+      ArrayNode array = NODES.arrayNode();
+      for (Object one : values) {
+        array.add(typed(name, one));
+      }
+      return array;
+    }
     if (value instanceof Long number) {
       return NODES.numberNode(number);
     }

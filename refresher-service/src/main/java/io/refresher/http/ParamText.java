@@ -14,6 +14,10 @@ final class ParamText {
       // the loader converts every declared parameter first: only a template naming an undeclared one
       throw new TemplateValueException("parameter '" + name + "' has no value");
     }
+    if (value instanceof java.util.List<?>) {
+      // only a batch request's body takes the keys' values, as a whole JSON value (checked at start)
+      throw new TemplateValueException("parameter '" + name + "' holds a batch's values: it can stand only as a whole value of the JSON body");
+    }
     return value.toString();
   }
 }

@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Refresh metrics, in Prometheus's conventions (labels, base units; {@link #collectors()}, on
  * {@code /metrics/prometheus}): {@code refresher_refreshes_total{source,outcome,trigger}}, the
  * histogram {@code refresher_source_duration_seconds{source}} of compute times, and the histogram
- * {@code refresher_refresh_lag_seconds} (actual start minus planned start). The alerts and the
+ * {@code refresher_refresh_lag_seconds} (actual start minus planned start), and the histogram
+ * {@code refresher_batch_keys{source}} of the keys each batch query computed. The alerts and the
  * dashboard read these.
  *
  * <p>The Dropwizard metrics they replace stay for one release, deprecated (docs/operations.md):
@@ -57,6 +58,14 @@ public final class RefreshMetrics implements RefreshListener {
           .labelNames("source")
           .classicOnly()
           .classicUpperBounds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+          .build();
+  private final Histogram batchKeys =
+      Histogram.builder()
+          .name("refresher_batch_keys")
+          .help("Keys of a batch source's query (a batch refresh), by source")
+          .labelNames("source")
+          .classicOnly()
+          .classicUpperBounds(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
           .build();
   private final Histogram lagSeconds =
       Histogram.builder()
@@ -129,7 +138,7 @@ public final class RefreshMetrics implements RefreshListener {
 
   /** What {@link PrometheusEndpoint} exports beside the Dropwizard metrics. */
   public java.util.List<Collector> collectors() {
-    return java.util.List.of(refreshes, sourceDuration, lagSeconds);
+    return java.util.List.of(refreshes, sourceDuration, lagSeconds, batchKeys);
   }
 
   @Override
@@ -190,6 +199,11 @@ public final class RefreshMetrics implements RefreshListener {
   private Timer timer(String name) {
     Timer timer = timers.get(name);
     return timer != null ? timer : timers.computeIfAbsent(name, metrics::timer);
+  }
+
+  @Override
+  public void onBatch(String source, int keys) {
+    batchKeys.labelValues(source).observe(keys);
   }
 
   @Override

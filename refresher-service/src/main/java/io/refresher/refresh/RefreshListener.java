@@ -12,7 +12,10 @@ public interface RefreshListener {
   /** How late a scheduled refresh started compared with its planned time. */
   void onLag(Duration lag);
 
-  /** Tells each of {@code listeners}, in order, of every outcome and lag. */
+  /** A batch source's query ran for {@code keys} keys at once (a batch refresh). */
+  default void onBatch(String source, int keys) {}
+
+  /** Tells each of {@code listeners}, in order, of every outcome, lag and batch. */
   static RefreshListener all(RefreshListener... listeners) {
     List<RefreshListener> each = List.of(listeners);
     return new RefreshListener() {
@@ -24,6 +27,11 @@ public interface RefreshListener {
       @Override
       public void onLag(Duration lag) {
         each.forEach(listener -> listener.onLag(lag));
+      }
+
+      @Override
+      public void onBatch(String source, int keys) {
+        each.forEach(listener -> listener.onBatch(source, keys));
       }
     };
   }

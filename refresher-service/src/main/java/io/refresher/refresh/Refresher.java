@@ -285,6 +285,7 @@ public final class Refresher {
     long epoch = epochs.currentEpoch();
     List<Registration> locked = new ArrayList<>(held.keySet());
     Map<String, BatchItem> items;
+    listener.onBatch(locked.get(0).source(), locked.size());
     try (RefreshTracing.Step span = tracing.source(locked.get(0))) {
       try {
         items = loader.loadBatch(locked);

@@ -41,6 +41,10 @@ final class MetricsWiring {
     PrewarmMetrics.register(metrics, prewarm.prewarmer());
 
     metrics.register("refresher.due.size", new DueIndexSize(redis.dueIndex()));
+    // Script calls of the batched lock and write scripts: over the refreshes, the Redis requests
+    // a refresh costs (docs/performance.md), a fraction of one under load.
+    SuppliedCounter.register(metrics, "refresher.redis.lock-requests", refresh.locks()::requests);
+    SuppliedCounter.register(metrics, "refresher.redis.write-requests", refresh.store()::writeRequests);
     JvmGcMetrics.register(metrics);
     java.util.List<io.prometheus.metrics.model.registry.Collector> natives = new java.util.ArrayList<>(refresh.metrics().collectors());
     natives.addAll(audit.metrics().collectors());

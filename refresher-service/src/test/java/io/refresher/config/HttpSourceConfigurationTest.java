@@ -193,6 +193,48 @@ class HttpSourceConfigurationTest {
   }
 
   @Test
+  void build_httpBatch_mapsTheRequestAndItsPointers() throws Exception {
+    RefresherConfiguration config =
+        load(
+            source("path: /products/{id}\npointer: /data\n", "id: long")
+                + """
+                    batch:
+                      http: { endpoint: catalog-api, method: POST, path: "/products:batchGet", body: { ids: "{id}" }, pointer: /items }
+                      itemId: /id
+                      itemValue: /data
+                      maxBatch: 100
+                """);
+
+    io.refresher.source.BatchForm batch = config.getSources().get("product").build("product").batch();
+    assertThat(batch.http().path()).isEqualTo("/products:batchGet");
+    assertThat(batch.http().pointer()).isEqualTo("/items");
+    assertThat(batch.itemId()).isEqualTo("/id");
+    assertThat(batch.itemValue()).isEqualTo("/data");
+    assertThat(batch.maxBatch()).isEqualTo(100);
+    assertThat(batch.sql()).isNull();
+  }
+
+  @Test
+  void build_httpBatchThatCannotWork_failsNamingEachRule() throws Exception {
+    String message =
+        failure(
+            source("path: /products/{id}\n", "id: long")
+                + """
+                    batch:
+                      http: { endpoint: other-api, method: GET, path: "/products", pointer: "" }
+                      keyColumn: id
+                """);
+
+    assertThat(message)
+        .contains("sources.product.batch of an HTTP source takes http, itemId and itemValue")
+        .contains("sources.product.batch.http.endpoint must be the source's own endpoint 'catalog-api'")
+        .contains("sources.product.batch.http.method must be POST")
+        .contains("sources.product.batch.http.body must hold the parameter as a whole JSON string")
+        .contains("sources.product.batch.http.pointer must point at the array of items")
+        .contains("sources.product.batch.itemId must be the JSON Pointer");
+  }
+
+  @Test
   void build_endpointNameUnfitForMetrics_fails() throws Exception {
     String failure = failure(BASE.replace("catalog-api:", "Catalog.API:"));
 
