@@ -132,6 +132,16 @@ public final class RedisSourceLoad implements SourceLoad {
     return limits == null ? 0 : limits.waiting.get();
   }
 
+  /**
+   * Refreshes of the datasource in line for a rate permit on this replica now: queued for their
+   * turn, and the one whose turn it is. Unlike {@link #waiting}, counted only once a waiter has its
+   * place in the line (the order it will be let through in).
+   */
+  public int inLine(String datasource) {
+    Limits limits = byDatasource.get(datasource);
+    return limits == null ? 0 : limits.turn.getQueueLength() + (limits.turn.isLocked() ? 1 : 0);
+  }
+
   /** Sets up the shared limiters (or updates them when the configuration changed); best effort. */
   public void initialise() {
     for (Limits limits : byDatasource.values()) {
