@@ -215,13 +215,10 @@ class BatchSourcesIT {
 
   /** The key's failures in a row, from its status. */
   private static int failures(String key) {
-    try (Response response = APP.getKey(key)) {
-      JsonNode status = JSON.readTree(response.readEntity(String.class)).get("status");
-      return status == null ? 0 : status.path("consecutiveFailures").asInt();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+    JsonNode status = HotKeyApps.status(APP, key);
+    return status == null ? 0 : status.path("consecutiveFailures").asInt();
   }
+
 
   private static long refreshed() {
     return EXTENSION.getEnvironment().metrics().meter("refresher.source." + SCHEDULED + ".refreshed").getCount();

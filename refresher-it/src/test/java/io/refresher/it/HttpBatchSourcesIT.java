@@ -16,7 +16,6 @@ import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -149,12 +148,10 @@ class HttpBatchSourcesIT {
     }
   }
 
+  /** The key's failures in a row, from its status. */
   private static int failures(String key) {
-    try (Response response = APP.getKey(key)) {
-      JsonNode status = JSON.readTree(response.readEntity(String.class)).get("status");
-      return status == null ? 0 : status.path("consecutiveFailures").asInt();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    JsonNode status = HotKeyApps.status(APP, key);
+    return status == null ? 0 : status.path("consecutiveFailures").asInt();
   }
+
 }
