@@ -46,6 +46,9 @@ class BatchSourcesIT {
   private static final String SCHEDULED = "product-scheduled";
   /** The refill test's source, as refill_single and refill_batch. */
   private static final String REFILL = "product-refill";
+  /** The change test's source, as changed_single and changed_batch, refreshed on NOTIFY. */
+  private static final String CHANGED = "product-changed";
+  private static final String CHANGED_CHANNEL = "batch_product_changed";
 
   /**
    * A batch source over batch_product whose two queries read it under the alias prefix, and differ
@@ -69,6 +72,10 @@ class BatchSourcesIT {
     List<String> all = new ArrayList<>(source(MANUAL, "manual", ""));
     all.addAll(source(SCHEDULED, "sched", " AND price >= 0"));
     all.addAll(source(REFILL, "refill", " AND name IS NOT NULL"));
+    all.addAll(source(CHANGED, "changed", " AND id > 0"));
+    all.addAll(List.of(
+        "sources." + CHANGED + ".changes.channel", CHANGED_CHANNEL,
+        "sources." + CHANGED + ".changes.payload", "key"));
     // a failed key is retried 15 to 30 s later: no retry of the manual test's failing keys runs,
     // or holds their locks, while that test counts queries
     all.addAll(List.of("refresh.retryBase", "30s", "refresh.retryMax", "1m"));
@@ -174,9 +181,41 @@ class BatchSourcesIT {
         .isEmpty();
   }
 
-  /** Last: Redis loses its data, which every key of the class has to come back from. */
+  /**
+   * Changed keys of a batch source go together: a key that comes while its source's query runs
+   * waits for it and goes with the others that came meanwhile (a lone change waits for nothing).
+   */
   @Test
   @Order(3)
+  void changesOfManyKeys_refreshedTogether() {
+    int keys = 200;
+    for (int id = 1; id <= keys; id++) {
+      register("changed:" + id, CHANGED, id, "PT10M");
+    }
+    await("every key computed")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> IntStream.rangeClosed(1, keys).allMatch(id -> APP.get("changed:" + id) != null));
+    long queriesBefore = APP.database().executionsOf("changed_batch") + APP.database().executionsOf("changed_single");
+
+    // one statement: the rows change, and a notification per key is sent at its commit
+    APP.database().execute(
+        "WITH changed AS (UPDATE batch_product SET name = 'changed-' || id WHERE id <= " + keys + " RETURNING id) "
+            + "SELECT pg_notify('" + CHANGED_CHANNEL + "', 'changed:' || id) FROM changed");
+
+    await("every key's new value")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> IntStream.rangeClosed(1, keys)
+            .allMatch(id -> String.valueOf(APP.get("changed:" + id)).contains("\"changed-" + id + "\"")));
+    long queries = APP.database().executionsOf("changed_batch") + APP.database().executionsOf("changed_single") - queriesBefore;
+    LOG.info("the changes of {} keys of one batch source took {} source queries", keys, queries);
+    // the first change goes alone; those that arrive while its query runs gather behind it (the
+    // change threads take them one by one, and each query takes what gathered meanwhile)
+    assertThat(queries).as("source queries for the changes of %d keys", keys).isLessThanOrEqualTo(keys / 10);
+  }
+
+  /** Last: Redis loses its data, which every key of the class has to come back from. */
+  @Test
+  @Order(4)
   void refillAfterADataLoss_aQueryPerBatch() {
     int keys = 300;
     for (int id = 1; id <= keys; id++) {

@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,8 +40,9 @@ import org.slf4j.LoggerFactory;
  * change was not applied (the run failed, the key stayed locked past {@code maxBusy}, or the
  * coalescer closed). A callback never runs under the coalescer's lock.
  *
- * <p>Thread-safety: one lock guards the bookkeeping (constant work per call); runs happen on the
- * {@link DelayedTasks}' threads, outside it, and never two at once for one key.
+ * <p>Thread-safety: one lock guards the bookkeeping (constant work per call); runs start on the
+ * {@link DelayedTasks}' threads, outside it, and never two at once for one key. A run may end on
+ * another thread ({@link Action#start}): its window is planned when it ends.
  */
 public final class ChangeCoalescer {
 
@@ -77,6 +80,15 @@ public final class ChangeCoalescer {
   @FunctionalInterface
   public interface Action {
     Result run(String key);
+
+    /**
+     * Starts the run and answers when it ends: an action that gathers keys into one source query
+     * (a batch source's changed keys) answers later, without holding the coalescer's thread while
+     * the others gather. By default the run happens here.
+     */
+    default CompletionStage<Result> start(String key) {
+      return CompletableFuture.completedFuture(run(key));
+    }
   }
 
   /** Told once whether a change was applied; see the class comment. */
@@ -226,14 +238,25 @@ public final class ChangeCoalescer {
       state.inRun = state.owed;
       state.owed = new ArrayList<>();
     }
-    Result result;
+    CompletionStage<Result> run;
     try {
-      result = action.run(key);
+      run = action.start(key);
     } catch (RuntimeException e) {
-      LOG.error("change of key '{}' could not be applied", key, e);
-      events.failed();
-      result = Result.FAILED;
+      run = CompletableFuture.failedFuture(e);
     }
+    run.whenComplete((result, error) -> {
+      if (error != null) {
+        LOG.error("change of key '{}' could not be applied", key, error);
+        events.failed();
+        ended(key, state, Result.FAILED);
+      } else {
+        ended(key, state, result == null ? Result.FAILED : result);
+      }
+    });
+  }
+
+  /** A run ended: tells its changes' callbacks, and plans the end of its window. */
+  private void ended(String key, Pending state, Result result) {
     long delay;
     List<Applied> told;
     boolean applied = result instanceof Result.Done;

@@ -6,12 +6,15 @@ import io.refresher.refresh.ChangeCoalescer.Result;
 import io.refresher.registry.RefreshPolicy;
 import io.refresher.registry.Registration;
 import io.refresher.registry.RegistrationLookup;
+import io.refresher.source.BatchForm;
 import io.refresher.failure.RegistryUnavailableException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -34,6 +37,9 @@ import org.slf4j.LoggerFactory;
  *   <li>A key nothing covers is ignored.
  * </ul>
  *
+ * <p>A kept key of a batch source is refreshed with the other changed keys of its source: one
+ * query for all that arrive while the previous one runs ({@link ChangeBatches}).
+ *
  * <p>Either way, a lock held by another refresh answers {@link Result.Busy}: that refresh may have
  * read the row before the change committed, so the coalescer tries again when the lock ends.
  *
@@ -50,6 +56,7 @@ public final class ChangeRefresh implements ChangeCoalescer.Action {
   private final Predicate<String> hotSet;
   private final DueIndex due;
   private final Refresher refresher;
+  private final ChangeBatches batches;
   private final KeyLocks locks;
   private final CacheStore store;
   private final Duration evictLease;
@@ -67,6 +74,7 @@ public final class ChangeRefresh implements ChangeCoalescer.Action {
       Predicate<String> hotSet,
       DueIndex due,
       Refresher refresher,
+      ChangeBatches batches,
       KeyLocks locks,
       CacheStore store,
       Duration evictLease,
@@ -76,6 +84,7 @@ public final class ChangeRefresh implements ChangeCoalescer.Action {
     this.hotSet = hotSet;
     this.due = due;
     this.refresher = refresher;
+    this.batches = batches;
     this.locks = locks;
     this.store = store;
     this.evictLease = evictLease;
@@ -85,30 +94,61 @@ public final class ChangeRefresh implements ChangeCoalescer.Action {
 
   @Override
   public Result run(String key) {
+    return start(key).toCompletableFuture().join();
+  }
+
+  /**
+   * A kept key of a batch source goes with the next query of its source ({@link ChangeBatches}):
+   * the answer comes when that query ran. Any other key is refreshed or evicted here.
+   */
+  @Override
+  public CompletionStage<Result> start(String key) {
     try {
       Registration registration = registrations.findAll(List.of(key)).get(key);
       if (registration == null) {
         LOG.debug("change of key '{}' ignored: no registration or template covers it", key);
         events.ignored();
-        return Result.DONE;
+        return CompletableFuture.completedFuture(Result.DONE);
       }
-      Result result = keptFresh(registration) ? refresh(registration) : evict(key);
-      if (failing.compareAndSet(true, false)) {
-        LOG.info("changes are applied again");
+      if (!keptFresh(registration)) {
+        return CompletableFuture.completedFuture(applied(evict(key)));
       }
-      return result;
+      int maxBatch = refresher.batchForm(registration).map(BatchForm::maxBatch).orElse(1);
+      if (maxBatch > 1) {
+        return batches
+            .refresh(registration, maxBatch)
+            .handle((outcome, error) -> error == null ? applied(refreshed(outcome)) : failed(key, error));
+      }
+      return CompletableFuture.completedFuture(applied(refreshed(refresher.refresh(registration, Trigger.CHANGE))));
     } catch (RegistryUnavailableException | CacheUnavailableException e) {
+      return CompletableFuture.completedFuture(failed(key, e));
+    }
+  }
+
+  private Result applied(Result result) {
+    if (failing.compareAndSet(true, false)) {
+      LOG.info("changes are applied again");
+    }
+    return result;
+  }
+
+  private Result failed(String key, Throwable error) {
+    Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+    if (!(cause instanceof RegistryUnavailableException || cause instanceof CacheUnavailableException)) {
+      LOG.error("change of key '{}' could not be applied", key, cause);
       events.failed();
-      if (failing.compareAndSet(false, true)) {
-        LOG.warn(
-            "change of key '{}' not applied ({}); changes are lost until it answers again, the keys' refresh cycles bring them",
-            key,
-            e.getMessage());
-      } else {
-        LOG.debug("change of key '{}' not applied: {}", key, e.getMessage());
-      }
       return Result.FAILED;
     }
+    events.failed();
+    if (failing.compareAndSet(false, true)) {
+      LOG.warn(
+          "change of key '{}' not applied ({}); changes are lost until it answers again, the keys' refresh cycles bring them",
+          key,
+          cause.getMessage());
+    } else {
+      LOG.debug("change of key '{}' not applied: {}", key, cause.getMessage());
+    }
+    return Result.FAILED;
   }
 
   /**
@@ -146,8 +186,7 @@ public final class ChangeRefresh implements ChangeCoalescer.Action {
     }
   }
 
-  private Result refresh(Registration registration) {
-    RefreshOutcome outcome = refresher.refresh(registration, Trigger.CHANGE);
+  private Result refreshed(RefreshOutcome outcome) {
     if (outcome instanceof RefreshOutcome.Skipped skipped && skipped.reason() == RefreshOutcome.Skipped.Reason.LOCKED) {
       return new Result.Busy(skipped.lockedUntil());
     }

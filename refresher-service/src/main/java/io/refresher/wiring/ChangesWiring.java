@@ -9,6 +9,7 @@ import io.refresher.refresh.ChangeFeedsReport;
 import io.refresher.changes.ChangeListener;
 import io.refresher.changes.ChangeMetrics;
 import io.refresher.changes.LeaderLock;
+import io.refresher.refresh.ChangeBatches;
 import io.refresher.refresh.ChangeCoalescer;
 import io.refresher.refresh.ChangeCoverage;
 import io.refresher.refresh.ChangeHandler;
@@ -103,6 +104,7 @@ final class ChangesWiring {
             access.hotSet()::isHot,
             redis.dueIndex(),
             refresh.refresher(),
+            new ChangeBatches(refresh.refresher(), tasks),
             refresh.locks(),
             refresh.store(),
             lockLease,

@@ -103,19 +103,23 @@ class ChangeRefreshTest {
         }
       };
 
+  private final Refresher refresher =
+      TestRefreshers.inMemory(
+          SETTINGS,
+          registration -> {
+            computed.add(registration.key());
+            return "v";
+          },
+          written::add,
+          locks);
+
   private final ChangeRefresh change =
       new ChangeRefresh(
           lookup,
           hotView::contains,
           dueIndex,
-          TestRefreshers.inMemory(
-              SETTINGS,
-              registration -> {
-                computed.add(registration.key());
-                return "v";
-              },
-              written::add,
-              locks),
+          refresher,
+          new ChangeBatches(refresher, (task, delay) -> task.run()),
           locks,
           store,
           Duration.ofSeconds(5),
