@@ -199,6 +199,9 @@ final class StormScenario {
       for (TestApp app : apps) {
         System.out.printf("storm: outcomes counted by replica %d: %s%n", apps.indexOf(app), outcomeCounts(app));
       }
+      if (runs != KEYS + IN_GRACE) {
+        System.out.printf("storm: keys computed more than once since the loss: %s%n", computedTwice(redis));
+      }
       assertThat(runs).as("source runs during the refill").isEqualTo(KEYS + IN_GRACE);
 
       for (int rank = 1; rank <= KEYS / 10; rank++) {
@@ -256,6 +259,34 @@ final class StormScenario {
   private static long refreshed(TestApp app) {
     Meter meter = app.extension().getEnvironment().metrics().getMeters().get("refresher.source.stamped.refreshed");
     return meter == null ? 0 : meter.getCount();
+  }
+
+  /**
+   * Keys whose metadata (lost with the data, so written since) holds more than one compute
+   * duration: each write of a computed value appends one to {@code recent}.
+   */
+  private static Map<String, String> computedTwice(TestRedis redis) {
+    Map<String, String> twice = new java.util.TreeMap<>();
+    org.redisson.api.RedissonClient redisson = redis.connect();
+    try {
+      List<String> keys = new ArrayList<>();
+      for (int rank = 1; rank <= KEYS; rank++) {
+        keys.add(key(rank));
+      }
+      for (int i = 1; i <= IN_GRACE; i++) {
+        keys.add("grace:" + i);
+      }
+      for (String key : keys) {
+        Object recent =
+            redisson.getMap(io.refresher.client.protocol.CacheKeys.metaKey(key), org.redisson.client.codec.StringCodec.INSTANCE).get("recent");
+        if (recent != null && recent.toString().contains(",")) {
+          twice.put(key, recent.toString());
+        }
+      }
+    } finally {
+      redisson.shutdown();
+    }
+    return twice;
   }
 
   private static Map<String, Long> outcomeCounts(TestApp app) {
