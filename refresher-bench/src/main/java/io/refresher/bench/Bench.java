@@ -35,6 +35,8 @@ public final class Bench {
     return List.of(
         new CeilingPhase(),
         new io.refresher.bench.throughput.ThroughputPhase(),
+        // after the throughput phase: compares the batch form with its maximum
+        new io.refresher.bench.throughput.BatchPhase(),
         new io.refresher.bench.stampede.StampedePhase(),
         new io.refresher.bench.jmh.JmhPhase(),
         // after the service's throughput phase: uses its maximum (BenchReport.SERVICE_MAX_REFRESHES)

@@ -63,6 +63,16 @@ public final class BenchItems {
   static void register(
       String jdbcUrl, String keyPrefix, long from, long count, Duration ttl, String policy, Duration createdAgo)
       throws SQLException {
+    register(jdbcUrl, keyPrefix, "item", from, count, ttl, policy, createdAgo);
+  }
+
+  /** As {@link #register(String, String, long, long, Duration, String, Duration)}, of the given source. */
+  public static void register(
+      String jdbcUrl, String keyPrefix, String source, long from, long count, Duration ttl, String policy, Duration createdAgo)
+      throws SQLException {
+    if (!source.matches("[a-z-]+")) {
+      throw new IllegalArgumentException("source " + source);
+    }
     if (!keyPrefix.matches("[a-z:]+")) {
       throw new IllegalArgumentException("key prefix " + keyPrefix);
     }
@@ -70,7 +80,7 @@ public final class BenchItems {
         Statement sql = db.createStatement()) {
       sql.execute(
           "INSERT INTO refresher.refresher_key (key, source, params, ttl_ms, policy, created_at, updated_at) "
-              + "SELECT '" + keyPrefix + "' || i, 'item', jsonb_build_object('id', i), "
+              + "SELECT '" + keyPrefix + "' || i, '" + source + "', jsonb_build_object('id', i), "
               + ttl.toMillis()
               + ", '"
               + policy
