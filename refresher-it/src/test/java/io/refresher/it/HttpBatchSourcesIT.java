@@ -62,6 +62,16 @@ class HttpBatchSourcesIT {
                 itemValue: /data
                 maxBatch: 100
                 window: 1s
+            product-list:
+              http: { endpoint: api, path: "/list/{id}", pointer: /data }
+              params: { id: long }
+              timeout: 2s
+              batch:
+                http: { endpoint: api, method: GET, path: "/list", query: { id: "{id}", view: full }, pointer: /items }
+                itemId: /id
+                itemValue: /data
+                maxBatch: 100
+                window: 1s
           refresh:
             retryBase: 30s
             retryMax: 1m
@@ -89,6 +99,25 @@ class HttpBatchSourcesIT {
           }
         }
         return RecordingHttpServer.Reply.ok(JSON.createObjectNode().set("items", items).toString());
+      }
+      if (request.method().equals("GET") && request.target().startsWith("/base/list?")) {
+        ArrayNode items = JSON.createArrayNode();
+        for (String pair : request.target().substring("/base/list?".length()).split("&")) {
+          if (!pair.startsWith("id=")) {
+            continue;
+          }
+          long id = Long.parseLong(pair.substring("id=".length()));
+          if (id != MISSING) {
+            items.addObject().put("id", id).putObject("data").put("name", "l" + id);
+          }
+        }
+        return RecordingHttpServer.Reply.ok(JSON.createObjectNode().set("items", items).toString());
+      }
+      if (request.target().startsWith("/base/list/")) {
+        long id = Long.parseLong(request.target().substring("/base/list/".length()));
+        return id == MISSING
+            ? RecordingHttpServer.Reply.status(404, "{}")
+            : RecordingHttpServer.Reply.ok("{\"data\":{\"name\":\"l" + id + "\"}}");
       }
       long id = Long.parseLong(request.target().substring("/base/products/".length()));
       if (id == MISSING) {
@@ -141,9 +170,50 @@ class HttpBatchSourcesIT {
     assertThat(APP.get("api:7")).as("a key's value: its item's data, as the single request's pointer stores it").isEqualTo("{\"name\":\"p7\"}");
   }
 
-  private static void register(String key, long id) {
+  @Test
+  void batchRequestAsAQueryList_oneGetWithEveryId_missingItemFailsAlone() throws Exception {
+    List<String> keys = new ArrayList<>();
+    for (long id = 1; id <= 10; id++) {
+      register("list:" + id, "product-list", id);
+      keys.add("list:" + id);
+    }
+    register("list:missing", "product-list", MISSING);
+    keys.add("list:missing");
+    await("the registrations' first refreshes, one request each")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> IntStream.rangeClosed(1, 10).allMatch(id -> APP.get("list:" + id) != null) && failures("list:missing") > 0);
+    int batchesBefore = API.requestsTo("/base/list?").size();
+    int singlesBefore = API.requestsTo("/base/list/").size();
+
+    JsonNode answer;
     try (Response response =
-        APP.putKey(key, "{\"source\":\"product-api\",\"params\":{\"id\":" + id + "},\"ttl\":\"PT1M\",\"policy\":\"always\"}")) {
+        APP.authorized(APP.api("/v1/refresh")).post(Entity.entity(Map.of("keys", keys), MediaType.APPLICATION_JSON))) {
+      assertThat(response.getStatus()).isEqualTo(200);
+      answer = JSON.readTree(response.readEntity(String.class));
+    }
+
+    Map<String, JsonNode> byKey = new HashMap<>();
+    answer.get("results").forEach(result -> byKey.put(result.get("key").asText(), result));
+    for (long id = 1; id <= 10; id++) {
+      assertThat(byKey.get("list:" + id).get("outcome").asText()).as("list:%d", id).isEqualTo("refreshed");
+    }
+    assertThat(byKey.get("list:missing").get("outcome").asText()).isEqualTo("failed");
+    assertThat(byKey.get("list:missing").get("errorKind").asText()).isEqualTo("NO_VALUE");
+    assertThat(API.requestsTo("/base/list?").size() - batchesBefore).as("batch requests for 11 keys").isEqualTo(1);
+    assertThat(API.requestsTo("/base/list/").size() - singlesBefore).as("single requests").isZero();
+    String sent = API.requestsTo("/base/list?").get(batchesBefore).target();
+    assertThat(sent).as("the ids as a query list, then the literal query").startsWith("/base/list?id=").endsWith("&view=full");
+    assertThat(sent.split("id=", -1)).as("one id= per key").hasSize(12);
+    assertThat(APP.get("list:4")).isEqualTo("{\"name\":\"l4\"}");
+  }
+
+  private static void register(String key, long id) {
+    register(key, "product-api", id);
+  }
+
+  private static void register(String key, String source, long id) {
+    try (Response response =
+        APP.putKey(key, "{\"source\":\"" + source + "\",\"params\":{\"id\":" + id + "},\"ttl\":\"PT1M\",\"policy\":\"always\"}")) {
       assertThat(response.getStatus()).as("registering %s", key).isEqualTo(201);
     }
   }

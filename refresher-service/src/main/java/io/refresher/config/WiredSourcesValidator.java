@@ -206,17 +206,35 @@ public final class WiredSourcesValidator implements ConstraintValidator<WiredSou
     }
     HttpSourceFactory http = batch.getHttp();
     if (http == null) {
-      return violation(context, path + ".http", "must give the batch request (a POST whose JSON body holds the parameter)");
+      return violation(
+          context, path + ".http", "must give the batch request (a POST whose JSON body holds the parameter, or a GET whose query does)");
     }
     if (http.getEndpoint() != null && !http.getEndpoint().equals(single.getEndpoint())) {
       valid = violation(context, path + ".http.endpoint", "must be the source's own endpoint '" + single.getEndpoint() + "'");
     }
-    if (!"POST".equalsIgnoreCase(http.getMethod())) {
-      valid = violation(context, path + ".http.method", "must be POST (the keys' values go in its JSON body)");
-    }
-    if (http.getBody() == null || http.getBody().isNull() || declared.size() != 1
-        || !wholePlaceholderIn(http.getBody(), "{" + declared.iterator().next() + "}")) {
+    String placeholder = declared.size() == 1 ? "{" + declared.iterator().next() + "}" : null;
+    if ("GET".equalsIgnoreCase(http.getMethod())) {
+      // the keys' values as a query list: ?id=1&id=2
+      long lists = http.getQuery() == null ? 0 : http.getQuery().values().stream().filter(value -> value.equals(placeholder)).count();
+      if (placeholder == null || lists != 1) {
+        valid = violation(
+            context, path + ".http.query",
+            "of a GET batch request must hold the parameter as one query value, whole (id: \"{id}\"), sent once per key (?id=1&id=2)");
+      }
+      if (http.getBody() != null && !http.getBody().isNull()) {
+        valid = violation(context, path + ".http.body", "must not be set on a GET batch request (the keys' values go in its query)");
+      }
+    } else if (!"POST".equalsIgnoreCase(http.getMethod())) {
+      valid = violation(
+          context, path + ".http.method", "must be POST (the keys' values in its JSON body) or GET (the keys' values as a query list)");
+    } else if (http.getBody() == null || http.getBody().isNull() || placeholder == null || !wholePlaceholderIn(http.getBody(), placeholder)) {
       valid = violation(context, path + ".http.body", "must hold the parameter as a whole JSON string (\"{name}\"), which is sent as the array of the keys' values");
+    }
+    if (placeholder != null && http.getPath() != null && http.getPath().contains(placeholder)) {
+      valid = violation(context, path + ".http.path", "must not hold the parameter (a batch sends many values: in its body, or as a query list)");
+    }
+    if (placeholder != null && http.getHeaders() != null && http.getHeaders().values().stream().anyMatch(value -> value.contains(placeholder))) {
+      valid = violation(context, path + ".http.headers", "must not hold the parameter (a batch sends many values: in its body, or as a query list)");
     }
     if (http.getPointer() == null || http.getPointer().isEmpty()) {
       valid = violation(context, path + ".http.pointer", "must point at the array of items in the response");

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -123,6 +124,16 @@ final class HttpRequestTemplate {
     }
     char separator = '?';
     for (Map.Entry<String, TextTemplate> parameter : query.entrySet()) {
+      Optional<String> whole = parameter.getValue().wholePlaceholder();
+      if (whole.isPresent() && values.get(whole.get()) instanceof List<?> list) {
+        // a batch request's query list: the parameter once per key's value (?id=1&id=2)
+        for (Object each : list) {
+          uri.append(separator).append(UriEncoding.encode(parameter.getKey())).append('=');
+          uri.append(UriEncoding.encode(ParamText.of(whole.get(), each)));
+          separator = '&';
+        }
+        continue;
+      }
       uri.append(separator).append(UriEncoding.encode(parameter.getKey())).append('=');
       uri.append(parameter.getValue().render(UriEncoding::encode, name -> UriEncoding.encode(ParamText.of(name, values.get(name)))));
       separator = '&';

@@ -15,8 +15,10 @@ final class ParamText {
       throw new TemplateValueException("parameter '" + name + "' has no value");
     }
     if (value instanceof java.util.List<?>) {
-      // only a batch request's body takes the keys' values, as a whole JSON value (checked at start)
-      throw new TemplateValueException("parameter '" + name + "' holds a batch's values: it can stand only as a whole value of the JSON body");
+      // only a batch request takes the keys' values: as a whole JSON value of its body, or as a
+      // whole query value (repeated), both checked at start
+      throw new TemplateValueException(
+          "parameter '" + name + "' holds a batch's values: it can stand only as a whole value of the JSON body or of a query parameter");
     }
     return value.toString();
   }

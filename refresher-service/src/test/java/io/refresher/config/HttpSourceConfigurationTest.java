@@ -228,10 +228,43 @@ class HttpSourceConfigurationTest {
     assertThat(message)
         .contains("sources.product.batch of an HTTP source takes http, itemId and itemValue")
         .contains("sources.product.batch.http.endpoint must be the source's own endpoint 'catalog-api'")
-        .contains("sources.product.batch.http.method must be POST")
-        .contains("sources.product.batch.http.body must hold the parameter as a whole JSON string")
+        .contains("sources.product.batch.http.query of a GET batch request must hold the parameter as one query value, whole")
         .contains("sources.product.batch.http.pointer must point at the array of items")
         .contains("sources.product.batch.itemId must be the JSON Pointer");
+  }
+
+  @Test
+  void build_httpBatchAsAQueryList_mapsTheRequest() throws Exception {
+    RefresherConfiguration config =
+        load(
+            source("path: /products/{id}\n", "id: long")
+                + """
+                    batch:
+                      http: { endpoint: catalog-api, method: GET, path: "/products", query: { id: "{id}", view: full }, pointer: /items }
+                      itemId: /id
+                      maxBatch: 50
+                """);
+
+    io.refresher.source.BatchForm batch = config.getSources().get("product").build("product").batch();
+    assertThat(batch.http().method()).isEqualTo("GET");
+    assertThat(batch.http().query()).containsEntry("id", "{id}").containsEntry("view", "full");
+  }
+
+  @Test
+  void build_httpBatchWithTheParameterOutsideItsBodyOrQuery_failsNamingThePlace() throws Exception {
+    String message =
+        failure(
+            source("path: /products/{id}\n", "id: long")
+                + """
+                    batch:
+                      http: { endpoint: catalog-api, method: PUT, path: "/products/{id}", headers: { X-Ids: "{id}" }, body: { ids: "{id}" }, pointer: /items }
+                      itemId: /id
+                """);
+
+    assertThat(message)
+        .contains("sources.product.batch.http.method must be POST (the keys' values in its JSON body) or GET (the keys' values as a query list)")
+        .contains("sources.product.batch.http.path must not hold the parameter")
+        .contains("sources.product.batch.http.headers must not hold the parameter");
   }
 
   @Test

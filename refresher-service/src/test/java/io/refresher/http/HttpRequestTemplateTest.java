@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.refresher.source.HttpRequestSpec;
 import java.net.URI;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
@@ -102,6 +103,27 @@ class HttpRequestTemplateTest {
         render(spec("GET", "/search", Map.of("sort by", "price & {dir}"), Map.of(), null), Map.of("dir", "asc"));
 
     assertThat(rendered.uri().getRawQuery()).isEqualTo("sort%20by=price%20%26%20asc");
+  }
+
+  @Test
+  void render_batchValuesAsAWholeQueryValue_repeatTheParameterOncePerValue() throws Exception {
+    Map<String, String> query = new java.util.LinkedHashMap<>();
+    query.put("id", "{id}");
+    query.put("view", "full");
+    HttpRequestTemplate.Rendered rendered =
+        render(spec("GET", "/products", query, Map.of(), null), Map.of("id", List.of(1L, 22L, "a b")));
+
+    assertThat(rendered.uri().getRawQuery()).isEqualTo("id=1&id=22&id=a%20b&view=full");
+  }
+
+  @Test
+  void render_batchValuesInsideOtherText_areRefusedNamingTheParameter() {
+    TemplateValueException e =
+        catchThrowableOfType(
+            TemplateValueException.class,
+            () -> render(spec("GET", "/products", Map.of("ids", "x{id}"), Map.of(), null), Map.of("id", List.of(1L, 2L))));
+
+    assertThat(e.getMessage()).contains("parameter 'id' holds a batch's values");
   }
 
   @Test
