@@ -299,11 +299,16 @@ final class ScalePhase implements Phase {
               Fmt.millisOfNanos(run.latency().getValueAtPercentile(99.9)),
               Fmt.millisOfNanos(run.latency().getMaxValue()),
               Fmt.number(run.errors()),
-              Fmt.rate(run.refreshesPerSecond()) + " (" + Fmt.number(run.refreshFailures()) + ")"));
+              Fmt.rate(run.refreshesPerSecond()) + " (" + Fmt.number(run.refreshFailures()) + ")",
+              run.gc() == null
+                  ? ""
+                  : Fmt.number(run.gc().pauses()) + ", " + Fmt.millis(run.gc().totalMillis()) + " in all, longest "
+                      + Fmt.millis(run.gc().longestMillis())));
     }
     section.table(
         "Admin API at " + Fmt.number(ADMIN_RATE) + " requests/s while refreshes run",
-        List.of("requests", "sent/s", "p50", "p90", "p99", "p99.9", "max", "errors", "refreshes/s meanwhile (failed)"),
+        List.of("requests", "sent/s", "p50", "p90", "p99", "p99.9", "max", "errors", "refreshes/s meanwhile (failed)",
+            "GC pauses of this JVM while measured"),
         adminRows);
     List<List<String>> targets = new ArrayList<>();
     for (AdminRun run : admin) {
@@ -335,6 +340,7 @@ final class ScalePhase implements Phase {
       entry.put("maxMs", run.latency().getMaxValue() / 1e6);
       entry.put("refreshesPerSecond", run.refreshesPerSecond());
       entry.put("refreshFailures", run.refreshFailures());
+      entry.put("gcPauses", run.gc());
       adminJson.add(entry);
     }
     section
@@ -405,7 +411,8 @@ final class ScalePhase implements Phase {
       Histogram latency,
       long errors,
       double refreshesPerSecond,
-      long refreshFailures) {}
+      long refreshFailures,
+      GcPauses.Seen gc) {}
 
   /** Registers {@code item:<from>..} through the admin API, {@value #CLIENTS} requests at a time. */
   private static Registered registerViaApi(BenchService service, long from, long count) throws Exception {
@@ -514,7 +521,8 @@ final class ScalePhase implements Phase {
         latency,
         errors.sum(),
         refreshes,
-        service.failed() - failedBefore);
+        service.failed() - failedBefore,
+        null);
   }
 
   private static HttpRequest register(BenchService service, long id) {
@@ -577,6 +585,7 @@ final class ScalePhase implements Phase {
     long failedBefore = 0;
     long measuringSince = 0;
     long sent = 0;
+    GcPauses gc = null;
     ThreadLocalRandom random = ThreadLocalRandom.current();
     for (long i = 0; ; i++) {
       long intended = start + i * interval;
@@ -587,6 +596,7 @@ final class ScalePhase implements Phase {
         refreshedBefore = service.refreshed();
         failedBefore = service.failed();
         measuringSince = System.nanoTime(); // later than measureFrom when the sender fell behind
+        gc = GcPauses.start();
       }
       long wait = intended - System.nanoTime();
       if (wait > 0) {
@@ -620,6 +630,12 @@ final class ScalePhase implements Phase {
       throw new IllegalStateException("admin API requests still unanswered after 60 s");
     }
     callbacks.shutdown();
+    GcPauses.Seen pauses = gc == null ? new GcPauses.Seen(0, 0, 0) : gc.seen();
+    if (gc != null) {
+      gc.close();
+    }
+    System.out.printf(
+        "scale: %s at %d/s: GC pauses %d, %d ms in all, longest %d ms%n", name, ADMIN_RATE, pauses.pauses(), pauses.totalMillis(), pauses.longestMillis());
     System.out.printf(
         "scale: %s at %d/s: p50 %s p99 %s max %s, %d errors; %s refreshes/s meanwhile%n",
         name,
@@ -630,7 +646,7 @@ final class ScalePhase implements Phase {
         errors.sum(),
         Fmt.rate(refreshed / seconds));
     return new AdminRun(
-        name, measured.toNanos() / 1e9, warmUp.toNanos() / 1e9, sent / seconds, latency, errors.sum(), refreshed / seconds, failed);
+        name, measured.toNanos() / 1e9, warmUp.toNanos() / 1e9, sent / seconds, latency, errors.sum(), refreshed / seconds, failed, pauses);
   }
 
   /** Puts keys {@code item:<from>..} in the due index, due in a year: registered, not due during the run. */

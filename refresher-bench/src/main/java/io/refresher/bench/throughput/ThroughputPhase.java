@@ -73,7 +73,8 @@ public final class ThroughputPhase implements Phase {
       long rowsWritten,
       long failed,
       Map<String, Long> skipped,
-      Map<String, Double> cores) {
+      Map<String, Double> cores,
+      io.refresher.bench.GcPauses.Seen gc) {
 
     boolean sustained() {
       return achieved >= SUSTAINED * offered && lagP99Ms < BOUNDED_LAG.toMillis();
@@ -205,7 +206,11 @@ public final class ThroughputPhase implements Phase {
     CpuSplit cpu = CpuSplit.start();
     service.lag().reset();
     long started = System.nanoTime();
-    TimeUnit.MILLISECONDS.sleep(measureMillis);
+    io.refresher.bench.GcPauses.Seen gc;
+    try (io.refresher.bench.GcPauses pauses = io.refresher.bench.GcPauses.start()) {
+      TimeUnit.MILLISECONDS.sleep(measureMillis);
+      gc = pauses.seen();
+    }
     double elapsed = (System.nanoTime() - started) / 1e9;
     long refreshes = refreshed.getCount() - refreshedBefore;
     Histogram lag = service.lag().interval();
@@ -227,7 +232,8 @@ public final class ThroughputPhase implements Phase {
         rows,
         failed.getCount() - failedBefore,
         withLate(minus(skipped(service), skippedBefore), lag),
-        cores);
+        cores,
+        gc);
   }
 
   /** Waits until the service is calm again after a step (or {@code atMost}). */
@@ -340,14 +346,16 @@ public final class ThroughputPhase implements Phase {
               Fmt.number(step.rowsWritten()),
               Fmt.number(step.failed()),
               step.skipped().isEmpty() ? "0" : step.skipped().toString(),
-              cores(step.cores())));
+              cores(step.cores()),
+              Fmt.number(step.gc().pauses()) + ", " + Fmt.millis(step.gc().totalMillis()) + ", longest "
+                  + Fmt.millis(step.gc().longestMillis())));
     }
     section.table(
         "Steady rates",
         List.of(
             "step", "offered/s", "achieved/s", "of ceiling", "sustained", "lag p50", "lag p99", "lag max",
             "Redis requests/refresh", "Redis commands/refresh", "PUBLISH", "PG rows written", "failed",
-            "skipped", "cores used"),
+            "skipped", "cores used", "GC pauses (count, in all, longest)"),
         rows);
     double ceiling = report.ceiling() == null ? 0 : report.ceiling().refreshesPerSecond();
     List<List<String>> targets = new ArrayList<>();
