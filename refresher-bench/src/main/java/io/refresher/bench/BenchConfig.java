@@ -29,10 +29,16 @@ public record BenchConfig(String redisUrl, String dbUrl, Duration ttr, int worke
 
   /**
    * The service's refresh workers in every phase (system property {@code bench.workers}, as the
-   * throughput phase reads it, default 64): the scale phase loads the service to a fraction of the
-   * throughput phase's maximum, and the ceiling's source pool has as many connections as theirs.
+   * throughput phase reads it): the scale phase loads the service to a fraction of the throughput
+   * phase's maximum, and the ceiling's source pool has as many connections as theirs.
+   *
+   * <p>Default 16, the shipped {@code scheduler.workers}. It was 64 until two {@code --quick} runs
+   * on this 2-core machine (2026-12-05) showed the same maximum with either (10,091/s with 64,
+   * 10,329/s with 16) but not the same overload: at twice the maximum, 64 workers' queries kept
+   * 64 PostgreSQL backends busy on 2 cores and the rate fell to 0.60 of the maximum, while 16 kept
+   * 0.99 of it.
    */
-  public static final int WORKERS = Integer.getInteger("bench.workers", 64);
+  public static final int WORKERS = Integer.getInteger("bench.workers", 16);
 
   /** The admin token in {@code bench.yml}. */
   static final String ADMIN_TOKEN = "bench-token-0123456789abcdef";
