@@ -105,6 +105,52 @@ class ChangeCoalescerTest {
   }
 
   @Test
+  void actionAnsweringLater_theKeyStaysInItsRunUntilThen_changesMeanwhileOweOneMoreRun_appliedToldOnlyThen() {
+    List<java.util.concurrent.CompletableFuture<Result>> started = new ArrayList<>();
+    List<Boolean> told = new ArrayList<>();
+    ChangeCoalescer coalescer =
+        new ChangeCoalescer(
+            new ChangeCoalescer.Action() {
+              @Override
+              public Result run(String key) {
+                throw new AssertionError("the coalescer starts runs, it does not wait for them");
+              }
+
+              @Override
+              public java.util.concurrent.CompletionStage<Result> start(String key) {
+                runStarts.add(time.millis() - T0.toEpochMilli());
+                java.util.concurrent.CompletableFuture<Result> answer = new java.util.concurrent.CompletableFuture<>();
+                started.add(answer);
+                return answer;
+              }
+            },
+            time,
+            time,
+            WINDOW,
+            100,
+            MAX_BUSY,
+            events);
+
+    coalescer.changed("product:1", told::add);
+    time.runDue();
+    time.advance(Duration.ofMillis(120));
+    coalescer.changed("product:1", told::add);
+    time.advance(Duration.ofSeconds(1));
+    assertThat(runStarts).as("no second run while the first has not answered").containsExactly(0L);
+    assertThat(told).isEmpty();
+
+    started.get(0).complete(Result.DONE); // at 1,120 ms, past the window
+    time.runDue();
+    assertThat(told).as("the first change, applied when its run answered").containsExactly(true);
+    assertThat(runStarts).as("the change that came meanwhile runs once, when the first ended").containsExactly(0L, 1120L);
+
+    started.get(1).complete(Result.FAILED);
+    time.advance(Duration.ofSeconds(1));
+    assertThat(told).containsExactly(true, false);
+    assertThat(coalescer.pendingKeys()).isZero();
+  }
+
+  @Test
   void changed_differentKeys_eachRunsAtOnce() {
     ChangeCoalescer coalescer = coalescer(WINDOW, 100);
 

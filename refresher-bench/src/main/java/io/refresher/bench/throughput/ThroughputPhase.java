@@ -35,7 +35,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  *       then a step at 80 % of it, whose lag is the figure the target is about.
  * </ol>
  *
- * <p>The ascent stops at the first step not sustained. Then a step at 80 % of the maximum, one at
+ * <p>The ascent stops after two steps in a row not sustained. Then a step at 80 % of the maximum, one at
  * twice the maximum (the overload: the service must keep its maximum, fail nothing, and disperse
  * the backlog), and one at 80 % again right after it. A JFR profile of the overloaded step says
  * where the service's own time goes.
@@ -117,6 +117,7 @@ public final class ThroughputPhase implements Phase {
                   : List.of(0.2, 0.3, 0.35, 0.4, 0.5, 0.7, 1.0);
       List<Step> steps = new ArrayList<>();
       JfrProfile.Result profile = null;
+      int unsustainedInARow = 0;
       for (double fraction : fractions) {
         double rate = fraction * ceiling;
         // the tiny run has no overload step: its last step is profiled instead
@@ -129,8 +130,11 @@ public final class ThroughputPhase implements Phase {
         }
         steps.add(step);
         System.out.println("throughput: " + step);
-        if (!step.sustained() && !context.tiny() && System.getProperty("bench.fractions") == null) {
-          // past the maximum: higher steps only overload more (the overload is measured below, at 2x)
+        unsustainedInARow = step.sustained() ? 0 : unsustainedInARow + 1;
+        if (unsustainedInARow >= 2 && !context.tiny() && System.getProperty("bench.fractions") == null) {
+          // past the maximum: higher steps only overload more (the overload is measured below, at
+          // 2x). Two in a row, not one: a full run (2026-12-05) missed the 97 % by a hiccup at
+          // 0.30 of the ceiling and would have stopped at half its maximum.
           break;
         }
       }
