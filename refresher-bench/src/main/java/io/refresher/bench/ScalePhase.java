@@ -25,9 +25,6 @@ import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
-import org.redisson.Redisson;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * The service's scale: registration throughput through the admin API and start-up time at growing
@@ -314,13 +311,16 @@ final class ScalePhase implements Phase {
     for (AdminRun run : admin) {
       if (run.name().equals(GET_KEY) || run.name().equals(GET_HOT)) {
         double p99 = run.latency().getValueAtPercentile(99) / 1e6;
-        boolean met = p99 <= ADMIN_P99_TARGET_MS && run.errors() == 0 && run.sentPerSecond() >= 0.97 * ADMIN_RATE;
+        // met only under the load the target names: refreshes at (nearly) the rate asked for
+        boolean loaded = run.refreshesPerSecond() >= 0.9 * refreshRate;
+        boolean met = p99 <= ADMIN_P99_TARGET_MS && run.errors() == 0 && run.sentPerSecond() >= 0.97 * ADMIN_RATE && loaded;
         targets.add(
             List.of(
                 "`" + run.name() + "` p99 ≤ " + Fmt.number(ADMIN_P99_TARGET_MS) + " ms at " + Fmt.number(ADMIN_RATE)
                     + "/s, refreshes at 80 % of max",
                 Fmt.millis(p99) + " at " + Fmt.rate(run.sentPerSecond()) + "/s, refreshes " + Fmt.rate(run.refreshesPerSecond())
-                    + "/s (" + Fmt.number(run.refreshFailures()) + " failed)",
+                    + "/s of " + Fmt.rate(refreshRate) + "/s asked (" + Fmt.number(run.refreshFailures()) + " failed)"
+                    + (loaded ? "" : ": the refresh load fell short of the target's"),
                 Fmt.met(met && serviceMax.isPresent())));
       }
     }
@@ -688,15 +688,7 @@ final class ScalePhase implements Phase {
 
   /** Empties the phase's Redis database. */
   private static void flushDb(String redisUrl) {
-    Config config = new Config();
-    int slash = redisUrl.lastIndexOf('/');
-    config.useSingleServer().setAddress(redisUrl.substring(0, slash)).setDatabase(Integer.parseInt(redisUrl.substring(slash + 1)));
-    RedissonClient redisson = Redisson.create(config);
-    try {
-      redisson.getKeys().flushdb();
-    } finally {
-      redisson.shutdown();
-    }
+    RedisDatabases.flush(redisUrl);
   }
 
   static long usedHeapAfterGc() throws InterruptedException {

@@ -37,6 +37,14 @@ import org.HdrHistogram.Histogram;
  */
 public final class BatchPhase implements Phase {
 
+  /**
+   * Its own Redis database, emptied before and after: the throughput phase's {@code item:<id>}
+   * keys stay due in database 0, and this phase's service would refresh them during its bursts (a
+   * full run's single-key burst never reached its count: those keys were already planned an hour
+   * ahead, so its due entries were not added).
+   */
+  static final int REDIS_DB = 4;
+
   private static final Duration TTR = Duration.ofSeconds(1);
   /** The steady runs' refresh period (TTL − TTR); the tiny run's is shorter, to keep it short. */
   private static final Duration PERIOD = Duration.ofSeconds(10);
@@ -81,7 +89,9 @@ public final class BatchPhase implements Phase {
     BenchItems.create(dbUrl, burstKeys);
     BenchReport.Section section = report.section(id(), "Batch sources against single-key sources");
     List<Run> runs = new ArrayList<>();
-    try (ServiceUnderTest service = ServiceUnderTest.start(BenchConfig.of(context.redis().url(), dbUrl, TTR))) {
+    String redisUrl = context.redis().url() + "/" + REDIS_DB;
+    io.refresher.bench.RedisDatabases.flush(redisUrl);
+    try (ServiceUnderTest service = ServiceUnderTest.start(BenchConfig.of(redisUrl, dbUrl, TTR))) {
       for (Form form : List.of(SINGLE, BATCH)) {
         BenchItems.register(dbUrl, form.prefix(), form.source(), 1, burstKeys, Duration.ofHours(1), "always", Duration.ZERO);
       }
@@ -93,6 +103,7 @@ public final class BatchPhase implements Phase {
         service.parts().dueIndex().remove(keys(form, burstKeys));
       }
     }
+    io.refresher.bench.RedisDatabases.flush(redisUrl);
     write(section, report, runs, steadyKeys, period);
   }
 
