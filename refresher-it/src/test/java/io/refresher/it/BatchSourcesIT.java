@@ -9,12 +9,9 @@ import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.testing.TestApp;
-import jakarta.ws.rs.client.Entity;
-import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
@@ -113,15 +110,7 @@ class BatchSourcesIT {
     long batchesBefore = APP.database().executionsOf("manual_batch");
     long singlesBefore = APP.database().executionsOf("manual_single");
 
-    JsonNode answer;
-    try (Response response =
-        APP.authorized(APP.api("/v1/refresh")).post(Entity.entity(Map.of("keys", keys), MediaType.APPLICATION_JSON))) {
-      assertThat(response.getStatus()).isEqualTo(200);
-      answer = JSON.readTree(response.readEntity(String.class));
-    }
-
-    Map<String, JsonNode> byKey = new HashMap<>();
-    answer.get("results").forEach(result -> byKey.put(result.get("key").asText(), result));
+    Map<String, JsonNode> byKey = HotKeyApps.refreshByKey(APP, keys);
     for (int id = 1; id <= 20; id++) {
       assertThat(byKey.get("manual:" + id).get("outcome").asText()).as("manual:%d", id).isEqualTo("refreshed");
     }

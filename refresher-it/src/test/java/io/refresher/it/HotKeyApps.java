@@ -62,6 +62,16 @@ final class HotKeyApps {
     return json(app.getKey(key)).get("status");
   }
 
+  /** {@code POST /v1/refresh} of these keys (200 expected): each key's result, by key. */
+  static java.util.Map<String, JsonNode> refreshByKey(TestApp app, List<String> keys) {
+    JsonNode answer =
+        json(app.authorized(app.api("/v1/refresh"))
+            .post(jakarta.ws.rs.client.Entity.entity(java.util.Map.of("keys", keys), jakarta.ws.rs.core.MediaType.APPLICATION_JSON)));
+    java.util.Map<String, JsonNode> byKey = new java.util.HashMap<>();
+    answer.get("results").forEach(result -> byKey.put(result.get("key").asText(), result));
+    return byKey;
+  }
+
   static JsonNode json(Response response) {
     try (response) {
       assertThat(response.getStatus()).isEqualTo(200);

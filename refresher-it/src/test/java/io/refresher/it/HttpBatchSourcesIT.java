@@ -12,13 +12,10 @@ import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.refresher.config.RefresherConfiguration;
 import io.refresher.testing.RecordingHttpServer;
 import io.refresher.testing.TestApp;
-import jakarta.ws.rs.client.Entity;
-import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
@@ -146,15 +143,7 @@ class HttpBatchSourcesIT {
     int batchesBefore = API.requestsTo("/base/products:batchGet").size();
     int singlesBefore = API.requestsTo("/base/products/").size();
 
-    JsonNode answer;
-    try (Response response =
-        APP.authorized(APP.api("/v1/refresh")).post(Entity.entity(Map.of("keys", keys), MediaType.APPLICATION_JSON))) {
-      assertThat(response.getStatus()).isEqualTo(200);
-      answer = JSON.readTree(response.readEntity(String.class));
-    }
-
-    Map<String, JsonNode> byKey = new HashMap<>();
-    answer.get("results").forEach(result -> byKey.put(result.get("key").asText(), result));
+    Map<String, JsonNode> byKey = HotKeyApps.refreshByKey(APP, keys);
     for (long id = 1; id <= 20; id++) {
       assertThat(byKey.get("api:" + id).get("outcome").asText()).as("api:%d", id).isEqualTo("refreshed");
     }
@@ -185,15 +174,7 @@ class HttpBatchSourcesIT {
     int batchesBefore = API.requestsTo("/base/list?").size();
     int singlesBefore = API.requestsTo("/base/list/").size();
 
-    JsonNode answer;
-    try (Response response =
-        APP.authorized(APP.api("/v1/refresh")).post(Entity.entity(Map.of("keys", keys), MediaType.APPLICATION_JSON))) {
-      assertThat(response.getStatus()).isEqualTo(200);
-      answer = JSON.readTree(response.readEntity(String.class));
-    }
-
-    Map<String, JsonNode> byKey = new HashMap<>();
-    answer.get("results").forEach(result -> byKey.put(result.get("key").asText(), result));
+    Map<String, JsonNode> byKey = HotKeyApps.refreshByKey(APP, keys);
     for (long id = 1; id <= 10; id++) {
       assertThat(byKey.get("list:" + id).get("outcome").asText()).as("list:%d", id).isEqualTo("refreshed");
     }

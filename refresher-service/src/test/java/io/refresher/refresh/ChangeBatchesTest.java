@@ -26,16 +26,7 @@ import org.junit.jupiter.api.Test;
 class ChangeBatchesTest {
 
   private static final Instant T0 = Instant.parse("2025-03-01T12:00:00Z");
-  private static final RefreshSettings SETTINGS =
-      new RefreshSettings(
-          TtrSettings.fixed(Duration.ofSeconds(5)),
-          0.5,
-          Duration.ofSeconds(30),
-          Duration.ofMinutes(5),
-          0.0,
-          Duration.ofMillis(500),
-          Duration.ofMinutes(1),
-          16);
+  private static final RefreshSettings SETTINGS = TestRefreshers.SETTINGS;
 
   private final ExecutorService threads = Executors.newFixedThreadPool(2);
   /** The ids of each batch query, in order. */

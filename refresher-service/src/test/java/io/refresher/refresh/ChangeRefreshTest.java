@@ -28,16 +28,7 @@ class ChangeRefreshTest {
 
   private static final Instant T0 = Instant.parse("2025-03-01T12:00:00Z");
   private static final Duration TTL = Duration.ofMinutes(5);
-  private static final RefreshSettings SETTINGS =
-      new RefreshSettings(
-          TtrSettings.fixed(Duration.ofSeconds(5)),
-          0.5,
-          Duration.ofSeconds(30),
-          Duration.ofMinutes(5),
-          0.0,
-          Duration.ofMillis(500),
-          Duration.ofMinutes(1),
-          16);
+  private static final RefreshSettings SETTINGS = TestRefreshers.SETTINGS;
 
   private final ManualTime time = new ManualTime(T0);
   private final ChangeCoalescerTest.CountingEvents events = new ChangeCoalescerTest.CountingEvents();

@@ -27,17 +27,7 @@ class RefresherTest {
   private static final long EPOCH = 7;
   private static final Duration TTL = Duration.ofMinutes(1);
 
-  /** jitter 0 so the physical TTL is exact; retry 500 ms doubling up to 1 min. */
-  private static final RefreshSettings SETTINGS =
-      new RefreshSettings(
-          TtrSettings.fixed(Duration.ofSeconds(5)),
-          0.5,
-          Duration.ofSeconds(30),
-          Duration.ofMinutes(5),
-          0.0,
-          Duration.ofMillis(500),
-          Duration.ofMinutes(1),
-          16);
+  private static final RefreshSettings SETTINGS = TestRefreshers.SETTINGS;
 
   private static final Registration PRODUCT =
       Registration.of("product:42", "product-by-id", Map.of("id", 42L), TTL, T0, T0, RefreshPolicy.ALWAYS);

@@ -15,6 +15,21 @@ import java.util.function.Consumer;
  */
 final class TestRefreshers {
 
+  /**
+   * A fixed 5 s TTR, jitter 0 (the physical TTL is exact), retries from 500 ms doubling up to
+   * 1 min: the settings the refresh tests share.
+   */
+  static final RefreshSettings SETTINGS =
+      new RefreshSettings(
+          TtrSettings.fixed(Duration.ofSeconds(5)),
+          0.5,
+          Duration.ofSeconds(30),
+          Duration.ofMinutes(5),
+          0.0,
+          Duration.ofMillis(500),
+          Duration.ofMinutes(1),
+          16);
+
   private TestRefreshers() {}
 
   /**

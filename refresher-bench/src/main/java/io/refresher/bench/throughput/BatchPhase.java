@@ -109,30 +109,14 @@ public final class BatchPhase implements Phase {
 
   /** Every key of the form due now; the time until all are refreshed. */
   private static Run burst(ServiceUnderTest service, String dbUrl, Form form, int keys) throws Exception {
-    Meter refreshed = service.metrics().meter("refresher.source." + form.source() + ".refreshed");
-    Meter failed = service.metrics().meter("refresher.source." + form.source() + ".failed");
-    long before = refreshed.getCount();
-    long failedBefore = failed.getCount();
-    long queriesBefore = queries(dbUrl, form);
-    service.lag().reset();
-    long started = System.nanoTime();
-    Map<String, Long> now = new HashMap<>();
+    Measuring measuring = Measuring.start(service, dbUrl, form);
     long at = System.currentTimeMillis();
-    for (String key : keys(form, keys)) {
-      now.put(key, at);
-      if (now.size() == 5_000) {
-        service.parts().dueIndex().addMissing(now.keySet(), at);
-        now.clear();
-      }
+    List<String> all = keys(form, keys);
+    for (int from = 0; from < all.size(); from += 5_000) {
+      service.parts().dueIndex().addMissing(all.subList(from, Math.min(all.size(), from + 5_000)), at);
     }
-    service.parts().dueIndex().addMissing(now.keySet(), at);
-    waitFor(() -> refreshed.getCount() - before >= keys, Duration.ofMinutes(10));
-    double seconds = (System.nanoTime() - started) / 1e9;
-    Histogram lag = service.lag().interval();
-    return new Run(
-        form.name(), "burst", keys, seconds, keys / seconds, queries(dbUrl, form) - queriesBefore,
-        lag.getValueAtPercentile(50) / 1e6, lag.getValueAtPercentile(99) / 1e6, lag.getMaxValue() / 1e6,
-        failed.getCount() - failedBefore);
+    waitFor(() -> measuring.refreshed() >= keys, Duration.ofMinutes(10));
+    return measuring.end("burst", keys);
   }
 
   /** The first {@code keys} keys of the form refreshed every {@code period}, due evenly over it. */
@@ -153,21 +137,36 @@ public final class BatchPhase implements Phase {
     service.parts().dueIndex().reschedule(due);
     // one period for every key to be refreshed once on its new TTL (and its batch window), then measure
     TimeUnit.MILLISECONDS.sleep(period.toMillis() + 1_500);
-    Meter refreshed = service.metrics().meter("refresher.source." + form.source() + ".refreshed");
-    Meter failed = service.metrics().meter("refresher.source." + form.source() + ".failed");
-    long before = refreshed.getCount();
-    long failedBefore = failed.getCount();
-    long queriesBefore = queries(dbUrl, form);
-    service.lag().reset();
-    long started = System.nanoTime();
+    Measuring measuring = Measuring.start(service, dbUrl, form);
     TimeUnit.MILLISECONDS.sleep(Math.max(measureSeconds * 1000L, 2 * period.toMillis()));
-    double seconds = (System.nanoTime() - started) / 1e9;
-    Histogram lag = service.lag().interval();
-    long count = refreshed.getCount() - before;
-    return new Run(
-        form.name(), "steady", count, seconds, count / seconds, queries(dbUrl, form) - queriesBefore,
-        lag.getValueAtPercentile(50) / 1e6, lag.getValueAtPercentile(99) / 1e6, lag.getMaxValue() / 1e6,
-        failed.getCount() - failedBefore);
+    return measuring.end("steady", measuring.refreshed());
+  }
+
+  /** A run of one form under way: the counts it is measured against, taken when it started. */
+  private record Measuring(
+      ServiceUnderTest service, String dbUrl, Form form, Meter refreshedMeter, Meter failedMeter,
+      long refreshedBefore, long failedBefore, long queriesBefore, long startedNanos) {
+
+    static Measuring start(ServiceUnderTest service, String dbUrl, Form form) throws SQLException {
+      Meter refreshed = service.metrics().meter("refresher.source." + form.source() + ".refreshed");
+      Meter failed = service.metrics().meter("refresher.source." + form.source() + ".failed");
+      long queries = queries(dbUrl, form);
+      service.lag().reset();
+      return new Measuring(service, dbUrl, form, refreshed, failed, refreshed.getCount(), failed.getCount(), queries, System.nanoTime());
+    }
+
+    long refreshed() {
+      return refreshedMeter.getCount() - refreshedBefore;
+    }
+
+    Run end(String kind, long keys) throws SQLException {
+      double seconds = (System.nanoTime() - startedNanos) / 1e9;
+      Histogram lag = service.lag().interval();
+      return new Run(
+          form.name(), kind, keys, seconds, keys / seconds, queries(dbUrl, form) - queriesBefore,
+          lag.getValueAtPercentile(50) / 1e6, lag.getValueAtPercentile(99) / 1e6, lag.getMaxValue() / 1e6,
+          failedMeter.getCount() - failedBefore);
+    }
   }
 
   private static List<String> keys(Form form, int count) {
